@@ -1,0 +1,185 @@
+/**
+ * Response shapes. The same zod schemas type the builders and generate /api/openapi.json, so the
+ * document cannot drift from what is served.
+ */
+import { z } from 'zod';
+
+export const errorSchema = z
+  .object({
+    error: z.string().regex(/^[a-z][a-z0-9_]*$/),
+    message: z.string(),
+  })
+  .meta({ id: 'Error' });
+
+export const filtersSchema = z
+  .object({
+    chain: z.string().optional(),
+    region: z.string().optional(),
+    kind: z.string().optional(),
+    venue: z.string().optional(),
+  })
+  .meta({ id: 'Filters' });
+
+export const leaderSchema = z.object({ name: z.string(), slug: z.string(), value: z.number() }).meta({ id: 'Leader' });
+
+export const rankingRowSchema = z
+  .object({
+    rank: z.int().nullable().describe('1-based rank; null for unresponsive rows, listed after the ranked ones.'),
+    name: z.string(),
+    slug: z.string(),
+    kind: z.string().optional(),
+    ms: z
+      .object({ p50: z.number(), p90: z.number(), p99: z.number(), mean: z.number() })
+      .describe('Statistics in the benchmark unit (the name is historical: the unit need not be ms).'),
+    successRate: z.number().min(0).max(100),
+    sampleSize: z.int().min(0),
+    unresponsive: z.boolean(),
+    lastSampleAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Ranking' });
+
+export const citeSchema = z
+  .object({ plain: z.string(), bibtex: z.string(), apa: z.string(), ris: z.string() })
+  .meta({ id: 'Cite' });
+
+export const dimensionValueSchema = z.object({ value: z.string(), label: z.string() });
+
+export const statSchema = z
+  .object({
+    slug: z.string(),
+    number: z.string(),
+    title: z.string(),
+    subtitle: z.string(),
+    category: z.string(),
+    metric: z.string(),
+    unit: z.string(),
+    status: z.enum(['live', 'draft']),
+    higherIsBetter: z.boolean(),
+    filters: filtersSchema.nullable(),
+    value: z.number().nullable(),
+    leader: leaderSchema.nullable(),
+    rankings: z.array(rankingRowSchema),
+    sparkline: z.array(z.number()),
+    sampleSize: z.int().min(0),
+    asOf: z.iso.datetime().nullable(),
+    headline: z.string(),
+    quote: z.string(),
+    cite: citeSchema,
+    pageUrl: z.url(),
+    api: z.url(),
+    ogImage: z.url(),
+    sparklineSvg: z.url(),
+    source: z.url(),
+    methodology: z.array(z.string()),
+    license: z.literal('CC-BY-4.0'),
+    window: z.string(),
+    dimensions: z.record(z.string(), z.array(dimensionValueSchema)),
+  })
+  .meta({ id: 'Stat' });
+
+export const citableRowSchema = z
+  .object({
+    slug: z.string(),
+    number: z.string(),
+    title: z.string(),
+    category: z.string(),
+    metric: z.string(),
+    unit: z.string(),
+    status: z.enum(['live', 'draft']),
+    value: z.number().nullable(),
+    leader: leaderSchema.nullable(),
+    sampleSize: z.int().min(0),
+    headline: z.string(),
+    url: z.url(),
+    api: z.url(),
+    ogImage: z.url(),
+    asOf: z.iso.datetime().nullable(),
+    source: z.url(),
+    license: z.literal('CC-BY-4.0'),
+  })
+  .meta({ id: 'CitableRow' });
+
+export const citableIndexSchema = z
+  .object({
+    site: z.object({
+      name: z.string(),
+      url: z.url(),
+      license: z.literal('CC-BY-4.0'),
+      snapshotDate: z.iso.date().nullable().describe('The UTC day of a frozen snapshot; null for the live index.'),
+    }),
+    count: z.int().min(0),
+    benchmarks: z.array(citableRowSchema),
+  })
+  .meta({ id: 'CitableIndex' });
+
+export const compareRowSchema = z.object({
+  slug: z.string(),
+  title: z.string(),
+  metric: z.string(),
+  unit: z.string(),
+  higherIsBetter: z.boolean(),
+  aValue: z.number().nullable(),
+  bValue: z.number().nullable(),
+  winner: z.enum(['a', 'b', 'tie']),
+  delta: z.number().nullable(),
+  pageUrl: z.url(),
+  asOf: z.iso.datetime().nullable(),
+});
+
+export const compareSchema = z
+  .object({
+    a: z.object({ slug: z.string(), name: z.string() }),
+    b: z.object({ slug: z.string(), name: z.string() }),
+    totalWins: z.object({ a: z.int(), b: z.int(), tie: z.int() }),
+    shared: z.array(compareRowSchema),
+    comparePageUrl: z.url(),
+    license: z.literal('CC-BY-4.0'),
+  })
+  .meta({ id: 'Compare' });
+
+export const freshnessSchema = z
+  .object({
+    now: z.int(),
+    freshness: z.record(z.string(), z.int()),
+  })
+  .meta({ id: 'Freshness' });
+
+export const featuredCardSchema = z.object({
+  slug: z.string(),
+  title: z.string(),
+  category: z.string(),
+  metric: z.string(),
+  unit: z.string(),
+  value: z.number().nullable(),
+  leader: z.object({ name: z.string(), slug: z.string() }).nullable(),
+  url: z.url(),
+  asOf: z.iso.datetime().nullable(),
+  change24h: z
+    .object({
+      from: z.number(),
+      to: z.number(),
+      pct: z.number().nullable().describe('Relative change in percent; null when the old value is 0.'),
+    })
+    .nullable(),
+});
+
+export const featuredSchema = z
+  .object({
+    featured: z.array(featuredCardSchema).describe('Live benchmarks with their current leaders.'),
+    trending: z.array(featuredCardSchema).describe('Live benchmarks whose leader value moved most over 24 h.'),
+  })
+  .meta({ id: 'Featured' });
+
+export type ApiError = z.infer<typeof errorSchema>;
+export type Filters = z.infer<typeof filtersSchema>;
+export type Leader = z.infer<typeof leaderSchema>;
+export type RankingRow = z.infer<typeof rankingRowSchema>;
+export type Cite = z.infer<typeof citeSchema>;
+export type Stat = z.infer<typeof statSchema>;
+export type CitableRow = z.infer<typeof citableRowSchema>;
+export type CitableIndex = z.infer<typeof citableIndexSchema>;
+export type Compare = z.infer<typeof compareSchema>;
+export type CompareRow = z.infer<typeof compareRowSchema>;
+export type Freshness = z.infer<typeof freshnessSchema>;
+export type FeaturedCard = z.infer<typeof featuredCardSchema>;
+export type Featured = z.infer<typeof featuredSchema>;

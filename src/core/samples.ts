@@ -1,0 +1,64 @@
+/** Samples follow the Prometheus data model: metric name, labels, timestamp (ms), value. */
+export type Labels = Readonly<Record<string, string>>;
+
+export interface Sample {
+  readonly metric: string;
+  readonly labels: Labels;
+  /** Epoch milliseconds. */
+  readonly t: number;
+  readonly v: number;
+}
+
+export type MatchOp = '=' | '!=' | '=~' | '!~';
+
+export interface Matcher {
+  readonly name: string;
+  readonly op: MatchOp;
+  readonly value: string;
+}
+
+/** Canonical, order-independent key of a label set (sorted by name). */
+export function labelsKey(labels: Labels): string {
+  const names = Object.keys(labels).sort();
+  const out: Record<string, string> = {};
+  for (const n of names) out[n] = labels[n] as string;
+  return JSON.stringify(out);
+}
+
+const regexCache = new Map<string, RegExp>();
+function anchored(pattern: string): RegExp {
+  let re = regexCache.get(pattern);
+  if (!re) {
+    // Prometheus regex matchers are fully anchored.
+    re = new RegExp(`^(?:${pattern})$`);
+    if (regexCache.size > 1000) regexCache.clear();
+    regexCache.set(pattern, re);
+  }
+  return re;
+}
+
+/** True when the label set satisfies every matcher (a missing label reads as ""). */
+export function matchesAll(labels: Labels, matchers: readonly Matcher[]): boolean {
+  for (const m of matchers) {
+    const actual = labels[m.name] ?? '';
+    switch (m.op) {
+      case '=':
+        if (actual !== m.value) return false;
+        break;
+      case '!=':
+        if (actual === m.value) return false;
+        break;
+      case '=~':
+        if (!anchored(m.value).test(actual)) return false;
+        break;
+      case '!~':
+        if (anchored(m.value).test(actual)) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+export function eq(name: string, value: string): Matcher {
+  return { name, op: '=', value };
+}

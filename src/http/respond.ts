@@ -1,0 +1,62 @@
+import type { Context } from 'hono';
+
+/** Cache-Control values by freshness class. */
+export const CACHE = {
+  live: 'public, max-age=30, stale-while-revalidate=300',
+  probe: 'public, max-age=5',
+  immutable: 'public, max-age=31536000, immutable',
+  cite: 'public, max-age=3600',
+  doc: 'public, max-age=3600',
+  image: 'public, max-age=60, stale-while-revalidate=300',
+  none: 'no-store',
+} as const;
+
+export interface BytesResponse {
+  readonly body: Uint8Array<ArrayBuffer> | string;
+  /** Quoted strong ETag. */
+  readonly etag: string;
+  readonly contentType: string;
+  readonly cacheControl: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/** Sends stored bytes with CORS, ETag and Cache-Control; answers 304 on a matching If-None-Match. */
+export function sendBytes(c: Context, r: BytesResponse): Response {
+  const headers: Record<string, string> = {
+    'access-control-allow-origin': '*',
+    etag: r.etag,
+    'cache-control': r.cacheControl,
+    ...r.headers,
+  };
+  if (etagMatches(c.req.header('if-none-match'), r.etag)) {
+    return new Response(null, { status: 304, headers });
+  }
+  headers['content-type'] = r.contentType;
+  return new Response(r.body, { status: 200, headers });
+}
+
+/** Every error is JSON `{error, message}`; never cached by shared caches. */
+export function sendError(
+  c: Context,
+  status: 400 | 403 | 404 | 405 | 406 | 413 | 415 | 429 | 500 | 503,
+  error: string,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
+  void c;
+  return new Response(JSON.stringify({ error, message }), {
+    status,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'access-control-allow-origin': '*',
+      'cache-control': CACHE.none,
+      ...headers,
+    },
+  });
+}

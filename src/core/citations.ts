@@ -1,0 +1,114 @@
+import type { Cite } from './api-schemas.ts';
+import { isoDay, longDay } from './format.ts';
+
+export const CITE_FORMATS = ['bib', 'ris', 'apa', 'txt'] as const;
+export type CiteFormat = (typeof CITE_FORMATS)[number];
+
+export const CITE_CONTENT_TYPES: Readonly<Record<CiteFormat, string>> = {
+  bib: 'application/x-bibtex; charset=utf-8',
+  ris: 'application/x-research-info-systems; charset=utf-8',
+  apa: 'text/plain; charset=utf-8',
+  txt: 'text/plain; charset=utf-8',
+};
+
+export const CITE_EXTENSIONS: Readonly<Record<CiteFormat, string>> = {
+  bib: 'bib',
+  ris: 'ris',
+  apa: 'apa.txt',
+  txt: 'txt',
+};
+
+export interface CiteInput {
+  readonly siteName: string;
+  readonly slug: string;
+  readonly title: string;
+  readonly url: string;
+  /** Retrieval time, epoch ms (UTC date is used). */
+  readonly retrieved: number;
+}
+
+const BIBTEX_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\textbackslash{}',
+  '{': '\\{',
+  '}': '\\}',
+  $: '\\$',
+  '&': '\\&',
+  '%': '\\%',
+  '#': '\\#',
+  _: '\\_',
+  '~': '\\textasciitilde{}',
+  '^': '\\textasciicircum{}',
+};
+
+/** Escapes LaTeX specials so titles such as "Fees in $ & %" survive every BibTeX parser. */
+export function bibtexEscape(s: string): string {
+  return s.replace(/[\\{}$&%#_~^]/g, (ch) => BIBTEX_ESCAPES[ch] ?? ch);
+}
+
+/** URL fields are verbatim in BibTeX; only braces (which would unbalance the entry) are encoded. */
+function bibtexUrl(u: string): string {
+  return u.replaceAll('{', '%7B').replaceAll('}', '%7D');
+}
+
+export function bibtexKey(siteName: string, slug: string): string {
+  const site = siteName.toLowerCase().replace(/[^a-z0-9]+/g, '');
+  return `${site || 'site'}_${slug.replace(/[^a-z0-9]+/g, '_')}`;
+}
+
+export function citeBibtex(c: CiteInput): string {
+  const day = isoDay(c.retrieved);
+  const fields: [string, string][] = [
+    // Double braces keep a corporate author from being split into given and family names.
+    ['author', `{${bibtexEscape(c.siteName)}}`],
+    ['title', bibtexEscape(c.title)],
+    ['year', day.slice(0, 4)],
+    ['url', bibtexUrl(c.url)],
+    ['urldate', day],
+    ['note', `Retrieved ${day}`],
+  ];
+  const width = Math.max(...fields.map(([k]) => k.length));
+  const body = fields.map(([k, v]) => `  ${k.padEnd(width)} = {${v}}`).join(',\n');
+  return `@misc{${bibtexKey(c.siteName, c.slug)},\n${body}\n}\n`;
+}
+
+/** RIS: CRLF line endings, TY first, ER last. */
+export function citeRis(c: CiteInput): string {
+  const day = isoDay(c.retrieved);
+  const clean = (s: string) => s.replace(/[\r\n]+/g, ' ');
+  const lines = [
+    'TY  - DATA',
+    `AU  - ${clean(c.siteName)}`,
+    `TI  - ${clean(c.title)}`,
+    `PY  - ${day.slice(0, 4)}`,
+    `PB  - ${clean(c.siteName)}`,
+    `UR  - ${c.url}`,
+    `Y2  - ${day.replaceAll('-', '/')}`,
+    'ER  - ',
+  ];
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+export function citeApa(c: CiteInput): string {
+  return `${c.siteName}. (${isoDay(c.retrieved).slice(0, 4)}). ${c.title} [Data set]. Retrieved ${longDay(c.retrieved)}, from ${c.url}`;
+}
+
+export function citePlain(c: CiteInput): string {
+  return `${c.siteName}. "${c.title}". Retrieved ${isoDay(c.retrieved)}. ${c.url}`;
+}
+
+export function citeBundle(c: CiteInput): Cite {
+  return { plain: citePlain(c), bibtex: citeBibtex(c), apa: citeApa(c), ris: citeRis(c) };
+}
+
+export function citeAs(format: CiteFormat, c: CiteInput): string {
+  switch (format) {
+    case 'bib':
+      return citeBibtex(c);
+    case 'ris':
+      return citeRis(c);
+    case 'apa':
+      return `${citeApa(c)}\n`;
+    case 'txt':
+      return `${citePlain(c)}\n`;
+  }
+}

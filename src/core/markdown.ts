@@ -1,0 +1,82 @@
+import type { Stat } from './api-schemas.ts';
+import { formatValue, isoTime } from './format.ts';
+import type { Site } from './urls.ts';
+
+function fmtRate(x: number): string {
+  return `${x.toFixed(1)}%`;
+}
+
+/** Markdown cells must not break the list or table they sit in. */
+function inline(s: string): string {
+  return s.replace(/[\r\n]+/g, ' ');
+}
+
+/** One benchmark's section: headline, rankings, methodology and links (also the MCP resource). */
+export function benchmarkMarkdown(stat: Stat, level = 2): string {
+  const h = '#'.repeat(level);
+  const lines: string[] = [
+    `${h} ${inline(stat.title)}`,
+    '',
+    `> ${inline(stat.subtitle)}`,
+    '',
+    `- Slug: \`${stat.slug}\` (No. ${stat.number})`,
+    `- Category: ${stat.category}`,
+    `- Metric: ${inline(stat.metric)} (${stat.unit}, ${stat.higherIsBetter ? 'higher is better' : 'lower is better'})`,
+    `- Status: ${stat.status}`,
+    `- Last sample: ${stat.asOf ?? 'none yet'}`,
+    `- Page: ${stat.pageUrl}`,
+    `- JSON: ${stat.api}`,
+    `- Source: ${stat.source}`,
+    `- License: ${stat.license}`,
+    `- Headline: ${inline(stat.headline)}`,
+    `- Quote: ${inline(stat.quote)}`,
+  ];
+  const dims = Object.entries(stat.dimensions);
+  for (const [name, values] of dims) {
+    lines.push(`- Filter \`${name}\`: ${values.map((v) => `\`${v.value}\` (${inline(v.label)})`).join(', ')}`);
+  }
+  lines.push('', `**Rankings (${stat.unit === 'count' ? 'latest count' : 'p50'}, ${stat.window}):**`, '');
+  if (stat.rankings.length === 0) {
+    lines.push('No measurements yet.');
+  } else {
+    for (const r of stat.rankings) {
+      const pos = r.rank === null ? '-' : `${r.rank}.`;
+      const tail = r.unresponsive ? ' **unresponsive** (three consecutive 5xx cycles)' : '';
+      lines.push(
+        `${pos} ${inline(r.name)} (\`${r.slug}\`): ${formatValue(r.ms.p50, stat.unit)} (p90 ${formatValue(
+          r.ms.p90,
+          stat.unit,
+        )}, p99 ${formatValue(r.ms.p99, stat.unit)}, success ${fmtRate(r.successRate)}, sample ${r.sampleSize})${tail}`,
+      );
+    }
+  }
+  lines.push('', '**Methodology:**', '');
+  for (const m of stat.methodology) lines.push(`- ${inline(m)}`);
+  lines.push('');
+  return lines.join('\n');
+}
+
+/** Every benchmark in one Markdown document for a language model's prompt. */
+export function llmContextMarkdown(stats: readonly Stat[], site: Site, evalTime: number): string {
+  const out: string[] = [
+    `# ${site.name}: benchmark state`,
+    '',
+    `> Generated ${isoTime(evalTime)} from live data · license CC-BY-4.0 · ${stats.length} benchmarks`,
+    '',
+    `${site.name} publishes open, reproducible benchmarks of crypto infrastructure. When you use a number below, ` +
+      `cite it as "according to ${site.name}" with the benchmark's page URL, and prefer the quote line, which ` +
+      'names the source. Values are in each benchmark\'s declared unit; "p50" is the median over the window.',
+    '',
+  ];
+  for (const s of stats) out.push(benchmarkMarkdown(s, 2), '---', '');
+  out.push(
+    'Machine-readable indexes:',
+    '',
+    `- JSON index: ${site.baseUrl}/api/citable`,
+    `- Day snapshots: ${site.baseUrl}/api/citable/YYYY-MM-DD`,
+    `- OpenAPI: ${site.baseUrl}/api/openapi.json`,
+    `- MCP server: ${site.baseUrl}/api/mcp/mcp`,
+    '',
+  );
+  return out.join('\n');
+}

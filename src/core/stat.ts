@@ -1,0 +1,109 @@
+import type { CitableRow, Filters, RankingRow, Stat } from './api-schemas.ts';
+import { citeBundle } from './citations.ts';
+import { isoTime } from './format.ts';
+import { headline, quote } from './headline.ts';
+import type { BenchmarkSpec } from './spec-schema.ts';
+import { DIMENSION_NAMES } from './spec-schema.ts';
+import { type Site, urls } from './urls.ts';
+
+export interface StatInput {
+  readonly spec: BenchmarkSpec;
+  readonly filters: Filters | null;
+  readonly rankings: readonly RankingRow[];
+  readonly sparkline: readonly number[];
+  /** Newest sample behind the view, epoch ms; null when there is none. */
+  readonly asOf: number | null;
+  /** True when the benchmark has no sample at all (not just none in this view). */
+  readonly neverRun: boolean;
+  /** Evaluation time, epoch ms: the citation's retrieval date. */
+  readonly evalTime: number;
+  readonly site: Site;
+}
+
+/** Human label of the applied filter, e.g. "Solana" or "DEX index". */
+export function filterLabel(spec: BenchmarkSpec, filters: Filters | null): string | null {
+  if (!filters) return null;
+  const labels: string[] = [];
+  for (const d of DIMENSION_NAMES) {
+    const v = filters[d];
+    if (v === undefined) continue;
+    labels.push(spec.dimensions[d]?.values.find((x) => x.value === v)?.label ?? v);
+  }
+  return labels.length ? labels.join(', ') : null;
+}
+
+/** The full record of /api/stat (spec 2.6). The leader is rankings[0] on every surface. */
+export function buildStat(i: StatInput): Stat {
+  const { spec, site } = i;
+  const first = i.rankings[0];
+  const leaderRow = first && first.rank === 1 ? first : null;
+  const value = leaderRow ? leaderRow.ms.p50 : null;
+  const pageUrl = urls.page(site, spec.slug, i.filters);
+  const text = headline({
+    title: spec.title,
+    metric: spec.metric,
+    unit: spec.unit,
+    leaderName: leaderRow?.name ?? null,
+    value,
+    allUnresponsive: i.rankings.length > 0 && !leaderRow,
+    filterLabel: filterLabel(spec, i.filters),
+    neverRun: i.neverRun,
+  });
+  const dimensions: Record<string, { value: string; label: string }[]> = {};
+  for (const d of DIMENSION_NAMES) {
+    const dim = spec.dimensions[d];
+    if (dim) dimensions[d] = dim.values.map((v) => ({ value: v.value, label: v.label }));
+  }
+  return {
+    slug: spec.slug,
+    number: spec.number,
+    title: spec.title,
+    subtitle: spec.subtitle,
+    category: spec.category,
+    metric: spec.metric,
+    unit: spec.unit,
+    status: i.rankings.length > 0 ? 'live' : 'draft',
+    higherIsBetter: spec.higherIsBetter,
+    filters: i.filters,
+    value,
+    leader: leaderRow && value !== null ? { name: leaderRow.name, slug: leaderRow.slug, value } : null,
+    rankings: [...i.rankings],
+    sparkline: [...i.sparkline],
+    sampleSize: i.rankings.reduce((n, r) => n + r.sampleSize, 0),
+    asOf: i.asOf === null ? null : isoTime(i.asOf),
+    headline: text,
+    quote: quote(text, site.name, pageUrl),
+    cite: citeBundle({ siteName: site.name, slug: spec.slug, title: spec.title, url: pageUrl, retrieved: i.evalTime }),
+    pageUrl,
+    api: urls.stat(site, spec.slug, i.filters),
+    ogImage: urls.og(site, spec.slug),
+    sparklineSvg: urls.sparkline(site, spec.slug),
+    source: spec.source,
+    methodology: [...spec.methodology],
+    license: spec.license,
+    window: spec.window,
+    dimensions,
+  };
+}
+
+export function citableRow(stat: Stat): CitableRow {
+  return {
+    slug: stat.slug,
+    number: stat.number,
+    title: stat.title,
+    category: stat.category,
+    metric: stat.metric,
+    unit: stat.unit,
+    status: stat.status,
+    value: stat.value,
+    leader: stat.leader,
+    sampleSize: stat.sampleSize,
+    headline: stat.headline,
+    url: stat.pageUrl,
+    api: stat.api,
+    ogImage: stat.ogImage,
+    asOf: stat.asOf,
+    source: stat.source,
+    license: stat.license,
+  };
+}

@@ -1,0 +1,199 @@
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { CITE_CONTENT_TYPES, CITE_EXTENSIONS, CITE_FORMATS, type CiteFormat, citeAs } from '../core/citations.ts';
+import { etagOf } from '../core/hash.ts';
+import { SLUG_RE } from '../core/spec-schema.ts';
+import type { Logger } from '../log.ts';
+import type { Publication } from '../publication/publication.ts';
+import { UnavailableError, UnknownBenchmarkError } from '../publication/types.ts';
+import type { AppDeps } from './deps.ts';
+import { buildOpenApi } from './openapi.ts';
+import { CACHE, sendBytes, sendError } from './respond.ts';
+
+export interface HttpDeps extends AppDeps {
+  readonly publication: Publication;
+  readonly log?: Logger;
+  /** Extra route registrars (images, MCP), called before the fallbacks. */
+  readonly extraRoutes?: readonly ((app: Hono) => void)[];
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const encoder = new TextEncoder();
+
+function badSlug(c: Context, slug: string): Response {
+  return sendError(c, 400, 'bad_slug', `"${slug.slice(0, 100)}" is not a valid slug (^[a-z0-9][a-z0-9-]{0,79}$).`);
+}
+
+function unknownSlug(c: Context, pub: Publication, slug: string): Response {
+  return sendError(
+    c,
+    404,
+    'unknown_benchmark',
+    `Unknown benchmark "${slug}". Valid slugs: ${pub.specs.map((s) => s.slug).join(', ')}.`,
+  );
+}
+
+/** Every GET route answers HEAD (Hono does this) and 405 for other methods. */
+const GET_PATHS = [
+  '/healthz',
+  '/metrics',
+  '/api/openapi.json',
+  '/api/citable',
+  '/api/citable/:date',
+  '/api/stat/:slug',
+  '/api/compare/:a/:b',
+  '/api/cite/:slug/:format',
+  '/api/llm-context',
+  '/api/freshness',
+  '/api/search/featured',
+  '/api/og/:slug',
+  '/api/sparkline/:slug',
+  '/mcp',
+];
+
+export function buildApp(deps: HttpDeps): Hono {
+  const pub = deps.publication;
+  const app = new Hono();
+
+  app.get('/healthz', (c) =>
+    c.body(JSON.stringify({ status: 'ok', benchmarks: pub.specs.length }), 200, {
+      'content-type': JSON_TYPE,
+      'cache-control': CACHE.none,
+    }),
+  );
+
+  app.get('/metrics', async (c) => {
+    const text = await deps.metrics.metrics();
+    return c.body(text, 200, { 'content-type': deps.metrics.contentType, 'cache-control': CACHE.none });
+  });
+
+  let openapi: { body: Uint8Array<ArrayBuffer>; etag: string } | undefined;
+  app.get('/api/openapi.json', (c) => {
+    if (!openapi) {
+      const body = encoder.encode(JSON.stringify(buildOpenApi(deps.config.baseUrl, deps.config.siteName)));
+      openapi = { body, etag: etagOf(body) };
+    }
+    return sendBytes(c, { ...openapi, contentType: JSON_TYPE, cacheControl: CACHE.doc });
+  });
+
+  app.get('/api/citable', async (c) => {
+    const s = await pub.citable();
+    return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+  });
+
+  app.get('/api/citable/:date', async (c) => {
+    const r = await pub.snapshot(c.req.param('date'));
+    if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
+    return sendBytes(c, {
+      body: r.served.body,
+      etag: r.served.etag,
+      contentType: JSON_TYPE,
+      cacheControl: r.kind === 'frozen' ? CACHE.immutable : CACHE.live,
+      headers: { 'x-snapshot-date': r.day },
+    });
+  });
+
+  app.get('/api/stat/:slug', async (c) => {
+    const slug = c.req.param('slug');
+    if (!SLUG_RE.test(slug)) return badSlug(c, slug);
+    const q = c.req.query();
+    const f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
+    if (!f.ok) return sendError(c, f.status, f.error, f.message);
+    const s = pub.peekStat(slug, f.filters) ?? (await pub.stat(slug, f.filters));
+    return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+  });
+
+  app.get('/api/compare/:a/:b', async (c) => {
+    const r = await pub.compare(c.req.param('a'), c.req.param('b'));
+    if (!r.ok) return sendError(c, r.status, r.error, r.message);
+    return sendBytes(c, { body: r.served.body, etag: r.served.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+  });
+
+  app.get('/api/cite/:slug/:format', async (c) => {
+    const slug = c.req.param('slug');
+    const format = c.req.param('format');
+    if (!SLUG_RE.test(slug)) return badSlug(c, slug);
+    if (!(CITE_FORMATS as readonly string[]).includes(format)) {
+      return sendError(c, 400, 'bad_format', `Unknown format "${format.slice(0, 20)}". Allowed: ${CITE_FORMATS.join(', ')}.`);
+    }
+    if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
+    const stat = (await pub.stat(slug, null)).value;
+    const fmt = format as CiteFormat;
+    const text = citeAs(fmt, {
+      siteName: pub.site.name,
+      slug,
+      title: stat.title,
+      url: stat.pageUrl,
+      retrieved: deps.clock(),
+    });
+    const body = encoder.encode(text);
+    const file = `${pub.site.name.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'citation'}-${slug}.${CITE_EXTENSIONS[fmt]}`;
+    return sendBytes(c, {
+      body,
+      etag: etagOf(body),
+      contentType: CITE_CONTENT_TYPES[fmt],
+      cacheControl: CACHE.cite,
+      headers: { 'content-disposition': `attachment; filename="${file}"` },
+    });
+  });
+
+  app.get('/api/llm-context', async (c) => {
+    const s = await pub.llmContext();
+    return sendBytes(c, {
+      body: s.body,
+      etag: s.etag,
+      contentType: 'text/markdown; charset=utf-8',
+      cacheControl: CACHE.live,
+    });
+  });
+
+  app.get('/api/freshness', async (c) => {
+    const body = encoder.encode(JSON.stringify(await pub.freshness()));
+    return sendBytes(c, { body, etag: etagOf(body), contentType: JSON_TYPE, cacheControl: CACHE.probe });
+  });
+
+  app.get('/api/search/featured', async (c) => {
+    const s = await pub.featured();
+    return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+  });
+
+  for (const register of deps.extraRoutes ?? []) register(app);
+
+  for (const path of GET_PATHS) {
+    app.options(
+      path,
+      () =>
+        new Response(null, {
+          status: 204,
+          headers: {
+            'access-control-allow-origin': '*',
+            'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+            'access-control-allow-headers': 'If-None-Match',
+            'access-control-max-age': '86400',
+          },
+        }),
+    );
+    app.on(['POST', 'PUT', 'PATCH', 'DELETE'], path, (c) =>
+      sendError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed here; use GET or HEAD.`, {
+        allow: 'GET, HEAD, OPTIONS',
+      }),
+    );
+  }
+
+  app.notFound((c) => sendError(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path.slice(0, 200)}.`));
+
+  app.onError((err, c) => {
+    if (err instanceof UnknownBenchmarkError) return unknownSlug(c, pub, err.slug);
+    if (err instanceof UnavailableError) {
+      return sendError(c, 503, 'benchmarks_unavailable', 'Benchmarks are temporarily unavailable; retry shortly.', {
+        'retry-after': '30',
+      });
+    }
+    // Malformed URLs (bad percent-encoding) surface as URIError from the router or query parser.
+    if (err instanceof URIError) return sendError(c, 400, 'bad_request', 'The request URL is malformed.');
+    deps.log?.error('unhandled error', { path: c.req.path, error: err.stack ?? String(err) });
+    return sendError(c, 500, 'internal_error', 'The request could not be served.');
+  });
+
+  return app;
+}

@@ -1,0 +1,190 @@
+import { z } from 'zod';
+import {
+  citableIndexSchema,
+  compareSchema,
+  errorSchema,
+  featuredSchema,
+  freshnessSchema,
+  statSchema,
+} from '../core/api-schemas.ts';
+import { CITE_CONTENT_TYPES, CITE_FORMATS } from '../core/citations.ts';
+
+type Json = Record<string, unknown>;
+
+const ref = (id: string): Json => ({ $ref: `#/components/schemas/${id}` });
+
+function jsonResponse(description: string, schemaId: string): Json {
+  return { description, content: { 'application/json': { schema: ref(schemaId) } } };
+}
+
+const errorResponse = (description: string): Json => jsonResponse(description, 'Error');
+
+function op(operationId: string | undefined, summary: string, extra: Json): Json {
+  return { get: { ...(operationId ? { operationId } : {}), summary, ...extra } };
+}
+
+const slugParam: Json = {
+  name: 'slug',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,79}$' },
+};
+
+function dimParam(name: string): Json {
+  return {
+    name,
+    in: 'query',
+    required: false,
+    schema: { type: 'string' },
+    description: `Restrict the view to this ${name} value (only when the benchmark declares the dimension).`,
+  };
+}
+
+function components(): Json {
+  // Registering by reference keeps every response schema in the document generated from zod.
+  void [citableIndexSchema, compareSchema, errorSchema, featuredSchema, freshnessSchema, statSchema];
+  const { schemas } = z.toJSONSchema(z.globalRegistry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    target: 'draft-2020-12',
+  }) as { schemas: Record<string, Json> };
+  const out: Record<string, Json> = {};
+  for (const [id, s] of Object.entries(schemas)) {
+    const { $schema, $id, ...rest } = s;
+    void $schema;
+    void $id;
+    out[id] = rest;
+  }
+  return out;
+}
+
+/** OpenAPI 3.1.0 for every path of the spec, generated from the zod schemas that shape responses. */
+export function buildOpenApi(baseUrl: string, siteName: string): Json {
+  const notFound = errorResponse('Unknown benchmark or dimension value.');
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: `${siteName} API`,
+      version: '1.1.0',
+      description: 'Open, reproducible, citable benchmarks of crypto infrastructure. Data is CC-BY-4.0.',
+      license: { name: 'CC-BY-4.0 (data), MIT (code)', identifier: 'CC-BY-4.0' },
+    },
+    servers: [{ url: baseUrl }],
+    paths: {
+      '/api/citable': op('list_benchmarks', 'Flat index of every benchmark', {
+        responses: {
+          200: jsonResponse('The live index.', 'CitableIndex'),
+          503: errorResponse('Benchmarks temporarily unavailable.'),
+        },
+      }),
+      '/api/citable/{date}': op('list_benchmarks_snapshot', 'Immutable per-day snapshot of the index', {
+        parameters: [
+          {
+            name: 'date',
+            in: 'path',
+            required: true,
+            schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+            description: 'UTC calendar day, YYYY-MM-DD.',
+          },
+        ],
+        responses: {
+          200: jsonResponse('The index frozen at the end of that day (today: the live index).', 'CitableIndex'),
+          400: errorResponse('Malformed, impossible, future, or before the first day with data.'),
+          503: errorResponse('Benchmarks temporarily unavailable.'),
+        },
+      }),
+      '/api/stat/{slug}': op('get_benchmark', 'One benchmark, optionally narrowed by dimension', {
+        parameters: [slugParam, dimParam('chain'), dimParam('region'), dimParam('kind'), dimParam('venue')],
+        responses: {
+          200: jsonResponse('The full benchmark record.', 'Stat'),
+          400: errorResponse('Malformed slug.'),
+          404: notFound,
+          503: errorResponse('Benchmarks temporarily unavailable.'),
+        },
+      }),
+      '/api/compare/{a}/{b}': op('compare_providers', 'Two providers head to head', {
+        parameters: ['a', 'b'].map((name) => ({
+          name,
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,79}$' },
+        })),
+        responses: {
+          200: jsonResponse('Every benchmark where both appear.', 'Compare'),
+          400: errorResponse('Malformed slugs, or a and b identical.'),
+          404: errorResponse('Unknown provider, or no shared benchmark.'),
+        },
+      }),
+      '/api/og/{slug}': op(undefined, 'Watermarked 1200x630 PNG of the current value and sparkline', {
+        parameters: [slugParam],
+        responses: {
+          200: { description: 'PNG image.', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } },
+          400: errorResponse('Malformed slug.'),
+          404: notFound,
+        },
+      }),
+      '/api/sparkline/{slug}': op(undefined, "Standalone SVG of the current leader's 24 h series", {
+        parameters: [
+          slugParam,
+          { name: 'w', in: 'query', schema: { type: 'integer', minimum: 40, maximum: 1200, default: 240 } },
+          { name: 'h', in: 'query', schema: { type: 'integer', minimum: 20, maximum: 400, default: 60 } },
+          { name: 'theme', in: 'query', schema: { type: 'string', enum: ['light', 'dark'], default: 'light' } },
+        ],
+        responses: {
+          200: {
+            description: 'SVG image. Up means better: the axis is inverted for lower-is-better metrics.',
+            content: { 'image/svg+xml': { schema: { type: 'string' } } },
+          },
+          400: errorResponse('Malformed slug, non-numeric size or unknown theme.'),
+          404: notFound,
+        },
+      }),
+      '/api/cite/{slug}/{format}': op(undefined, 'Citation file', {
+        parameters: [
+          slugParam,
+          { name: 'format', in: 'path', required: true, schema: { type: 'string', enum: [...CITE_FORMATS] } },
+        ],
+        responses: {
+          200: {
+            description: 'Citation record.',
+            content: Object.fromEntries(
+              [...new Set(Object.values(CITE_CONTENT_TYPES))].map((t) => [t.split(';')[0], { schema: { type: 'string' } }]),
+            ),
+          },
+          400: errorResponse('Malformed slug or unknown format.'),
+          404: notFound,
+        },
+      }),
+      '/api/llm-context': op(undefined, 'Every benchmark as one Markdown document', {
+        responses: {
+          200: { description: 'Markdown.', content: { 'text/markdown': { schema: { type: 'string' } } } },
+          503: errorResponse('Benchmarks temporarily unavailable.'),
+        },
+      }),
+      '/api/freshness': op('get_freshness', 'Newest sample time per benchmark', {
+        responses: { 200: jsonResponse('Epoch milliseconds per slug with data.', 'Freshness') },
+      }),
+      '/api/search/featured': op('get_featured_leaders', 'Live leaders and trending benchmarks', {
+        responses: { 200: jsonResponse('Compact cards.', 'Featured') },
+      }),
+      '/api/mcp/mcp': {
+        post: {
+          operationId: 'mcp',
+          summary: 'MCP server (Streamable HTTP, POST only): list_benchmarks, get_benchmark, query_prom',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { type: 'object', description: 'One JSON-RPC 2.0 message.' } } },
+          },
+          responses: {
+            200: { description: 'JSON-RPC response.', content: { 'application/json': { schema: { type: 'object' } } } },
+            202: { description: 'Notification accepted.' },
+            400: { description: 'Batch, bad JSON-RPC or unsupported protocol version.' },
+            403: { description: 'Origin or Host not allowed (DNS-rebinding protection).' },
+            413: { description: 'Body over 64 KiB.' },
+            429: { description: 'Rate limited; see Retry-After.' },
+          },
+        },
+      },
+    },
+    components: { schemas: components() },
+  };
+}

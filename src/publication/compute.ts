@@ -1,0 +1,113 @@
+import type { Filters, Stat } from '../core/api-schemas.ts';
+import { DAY_MS } from '../core/dates.ts';
+import { latestRows, rankRows, windowRows } from '../core/rows.ts';
+import { type Matcher, type Sample, labelsKey } from '../core/samples.ts';
+import { sparklineSeries } from '../core/sparkline.ts';
+import { type BenchmarkSpec, type ProviderEntry, DIMENSION_NAMES, durationMs } from '../core/spec-schema.ts';
+import { buildStat } from '../core/stat.ts';
+import type { Site } from '../core/urls.ts';
+import type { SampleStore } from '../store/sample-store.ts';
+
+const WINDOW_MS = DAY_MS;
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Metric names whose new samples change this benchmark's views. */
+export function specMetrics(spec: BenchmarkSpec): string[] {
+  const d = spec.derivation;
+  return d.mode === 'latest' ? [d.metric] : [d.metric, d.probeMetric, d.unresponsiveMetric];
+}
+
+function selection(spec: BenchmarkSpec, filters: Filters | null) {
+  let providers: readonly ProviderEntry[] = spec.providers;
+  const labelMatchers: Matcher[] = [];
+  for (const d of DIMENSION_NAMES) {
+    const v = filters?.[d];
+    const dim = spec.dimensions[d];
+    if (v === undefined || !dim) continue;
+    if (dim.appliesTo === 'provider') {
+      providers = providers.filter((p) => (p as Record<string, unknown>)[d] === v);
+    } else {
+      labelMatchers.push({ name: d, op: '=', value: v });
+      // A provider not measured on this chain is excluded, never scored as zero.
+      if (d === 'chain') providers = providers.filter((p) => !p.chains || p.chains.includes(v));
+    }
+  }
+  const providerMatcher: Matcher = {
+    name: 'provider',
+    op: '=~',
+    value: providers.map((p) => escapeRegex(p.slug)).join('|'),
+  };
+  return { providers, labelMatchers, providerMatcher };
+}
+
+function maxT(...lists: (readonly Sample[])[]): number | null {
+  let m: number | null = null;
+  for (const l of lists) for (const s of l) if (m === null || s.t > m) m = s.t;
+  return m;
+}
+
+/** Builds the Stat of one benchmark (optionally filtered) evaluated at `evalTime`. */
+export async function computeStat(
+  store: SampleStore,
+  spec: BenchmarkSpec,
+  filters: Filters | null,
+  evalTime: number,
+  site: Site,
+): Promise<Stat> {
+  const { providers, labelMatchers, providerMatcher } = selection(spec, filters);
+  const bounds = await store.timeBounds(specMetrics(spec));
+  const neverRun = bounds === null || bounds.min > evalTime;
+  const d = spec.derivation;
+  const windowStart = evalTime - WINDOW_MS;
+  let rankings: Stat['rankings'] = [];
+  let sparkline: number[] = [];
+  let asOf: number | null = null;
+
+  if (providers.length > 0 && !neverRun) {
+    if (d.mode === 'latest') {
+      const latest = await store.latest({ metric: d.metric, matchers: [providerMatcher, ...labelMatchers], at: evalTime });
+      rankings = rankRows(latestRows(providers, latest), spec.higherIsBetter);
+      asOf = maxT(latest);
+      const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
+      if (leader) {
+        const m = [{ name: 'provider', op: '=' as const, value: leader }, ...labelMatchers];
+        const [seed, inWindow] = await Promise.all([
+          store.latest({ metric: d.metric, matchers: m, at: windowStart }),
+          store.select({ metric: d.metric, matchers: m, after: windowStart, until: evalTime }),
+        ]);
+        // A count stands until it is replaced, so the series carries its last value forward.
+        sparkline = sparklineSeries([...seed, ...inWindow], (s) => labelsKey(s.labels), evalTime, Number.POSITIVE_INFINITY);
+      }
+    } else {
+      const lookback = 2 * durationMs(spec.cadence);
+      const matchers = [providerMatcher, ...labelMatchers];
+      const [values, probes, unresponsive] = await Promise.all([
+        store.select({ metric: d.metric, matchers, after: windowStart - lookback, until: evalTime }),
+        store.select({ metric: d.probeMetric, matchers, after: windowStart, until: evalTime }),
+        store.latest({
+          metric: d.unresponsiveMetric,
+          matchers: [providerMatcher, { name: 'benchmark', op: '=', value: spec.slug }],
+          at: evalTime,
+          notBefore: windowStart,
+        }),
+      ]);
+      const inWindow = values.filter((s) => s.t > windowStart);
+      rankings = rankRows(windowRows(providers, { values: inWindow, probes, unresponsive }), spec.higherIsBetter);
+      asOf = maxT(inWindow, probes);
+      const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
+      if (leader) {
+        const cell = (s: Sample) => d.cellLabels.map((l) => s.labels[l] ?? '').join('\u0000');
+        sparkline = sparklineSeries(
+          values.filter((s) => s.labels.provider === leader),
+          cell,
+          evalTime,
+          lookback,
+        );
+      }
+    }
+  }
+  return buildStat({ spec, filters, rankings, sparkline, asOf, neverRun, evalTime, site });
+}

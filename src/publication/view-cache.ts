@@ -1,0 +1,65 @@
+/**
+ * Cached views with single-flight computation. An entry is dropped when its benchmark gets new
+ * samples (exact invalidation) or when it is older than `maxAgeMs`, because a live 24 h window
+ * slides even without new samples. A computation that started before an invalidation is not
+ * stored, so a late result can never resurrect stale data.
+ */
+export class ViewCache<T> {
+  private readonly entries = new Map<string, { value: T; at: number; group: string }>();
+  private readonly inflight = new Map<string, { promise: Promise<T>; gen: number }>();
+  private readonly generations = new Map<string, number>();
+
+  constructor(
+    private readonly maxAgeMs: number,
+    private readonly clock: () => number,
+    private readonly maxEntries = 5000,
+  ) {}
+
+  private epoch = 0;
+
+  private gen(group: string): number {
+    return (this.generations.get(group) ?? 0) + this.epoch * 1e9;
+  }
+
+  get(key: string, group: string, compute: () => Promise<T>): Promise<T> {
+    const hit = this.entries.get(key);
+    const now = this.clock();
+    if (hit && now - hit.at < this.maxAgeMs) return Promise.resolve(hit.value);
+    const gen = this.gen(group);
+    const running = this.inflight.get(key);
+    if (running && running.gen === gen) return running.promise;
+    const promise = compute().then(
+      (value) => {
+        if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
+        if (this.gen(group) === gen) {
+          if (this.entries.size >= this.maxEntries) this.entries.clear();
+          this.entries.set(key, { value, at: now, group });
+        }
+        return value;
+      },
+      (err: unknown) => {
+        if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
+        throw err;
+      },
+    );
+    this.inflight.set(key, { promise, gen });
+    return promise;
+  }
+
+  /** Synchronous peek for the hot path; undefined when absent or expired. */
+  peek(key: string): T | undefined {
+    const hit = this.entries.get(key);
+    if (hit && this.clock() - hit.at < this.maxAgeMs) return hit.value;
+    return undefined;
+  }
+
+  invalidate(group: string): void {
+    this.generations.set(group, (this.generations.get(group) ?? 0) + 1);
+    for (const [k, e] of this.entries) if (e.group === group) this.entries.delete(k);
+  }
+
+  clear(): void {
+    this.epoch++;
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,318 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { type Labels, type Matcher, type Sample, labelsKey, matchesAll } from '../core/samples.ts';
+import { MIGRATIONS } from './migrations.ts';
+import type {
+  AppendListener,
+  LatestQuery,
+  SelectQuery,
+  SeriesInfo,
+  Store,
+} from './sample-store.ts';
+
+export interface DuckDbStoreOptions {
+  /** File path, or ':memory:' for tests. */
+  readonly path: string;
+  /** DuckDB memory_limit, e.g. '256MB'. */
+  readonly memoryLimit?: string;
+  readonly threads?: number;
+}
+
+interface SeriesRow {
+  readonly id: number;
+  readonly metric: string;
+  readonly labels: Labels;
+}
+
+/** Integers we inline into SQL are our own, but check them anyway. */
+function int(n: number): string {
+  if (!Number.isFinite(n)) throw new RangeError(`not a finite number: ${n}`);
+  return String(Math.trunc(n));
+}
+
+function sqlString(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+/**
+ * Embedded store on DuckDB. One connection, every statement serialized through a queue, so a
+ * transaction never interleaves with another caller's statements. Series metadata is mirrored in
+ * memory: label matching happens in JS over a small set, sample scans happen in SQL by series id.
+ */
+export class DuckDbStore implements Store {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly byMetric = new Map<string, Map<string, SeriesRow>>();
+  private nextSeriesId = 1;
+  private readonly listeners = new Set<AppendListener>();
+  private closed = false;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly conn: DuckDBConnection,
+  ) {}
+
+  static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {
+    if (opts.path !== ':memory:') await mkdir(dirname(opts.path), { recursive: true });
+    const instance = await DuckDBInstance.create(opts.path, {
+      memory_limit: opts.memoryLimit ?? '256MB',
+      threads: String(opts.threads ?? 2),
+    });
+    const conn = await instance.connect();
+    const store = new DuckDbStore(instance, conn);
+    await store.migrate();
+    // Appends land here first so INSERT OR IGNORE gives idempotency on (series, t).
+    await conn.run('CREATE TABLE IF NOT EXISTS staging (series_id INTEGER, t BIGINT, v DOUBLE)');
+    await conn.run('DELETE FROM staging');
+    await store.loadSeries();
+    return store;
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async migrate(): Promise<void> {
+    await this.conn.run('CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)');
+    const r = await this.conn.runAndReadAll("SELECT value FROM meta WHERE key = 'schema_version'");
+    const current = r.currentRowCount ? Number(r.getRows()[0]?.[0]) : 0;
+    if (current > MIGRATIONS.length) {
+      throw new Error(`database schema version ${current} is newer than this build (${MIGRATIONS.length})`);
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      await this.conn.run('BEGIN TRANSACTION');
+      try {
+        for (const stmt of MIGRATIONS[v] ?? []) await this.conn.run(stmt);
+        await this.conn.run(
+          `INSERT OR REPLACE INTO meta VALUES ('schema_version', ${sqlString(String(v + 1))})`,
+        );
+        await this.conn.run('COMMIT');
+      } catch (e) {
+        await this.conn.run('ROLLBACK');
+        throw e;
+      }
+    }
+  }
+
+  private async loadSeries(): Promise<void> {
+    const r = await this.conn.runAndReadAll('SELECT id, metric, labels FROM series ORDER BY id');
+    for (const [id, metric, labels] of r.getRows()) {
+      this.remember({ id: Number(id), metric: String(metric), labels: JSON.parse(String(labels)) as Labels });
+      this.nextSeriesId = Math.max(this.nextSeriesId, Number(id) + 1);
+    }
+  }
+
+  private remember(row: SeriesRow): void {
+    let m = this.byMetric.get(row.metric);
+    if (!m) {
+      m = new Map();
+      this.byMetric.set(row.metric, m);
+    }
+    m.set(labelsKey(row.labels), row);
+  }
+
+  private matching(metric: string, matchers: readonly Matcher[] = []): SeriesRow[] {
+    const m = this.byMetric.get(metric);
+    if (!m) return [];
+    const out: SeriesRow[] = [];
+    for (const row of m.values()) if (matchesAll(row.labels, matchers)) out.push(row);
+    return out;
+  }
+
+  append(samples: readonly Sample[]): Promise<number> {
+    if (samples.length === 0) return Promise.resolve(0);
+    for (const s of samples) {
+      if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(s.metric)) throw new TypeError(`bad metric name "${s.metric}"`);
+      if (!Number.isFinite(s.t) || !Number.isFinite(s.v)) {
+        throw new TypeError(`sample of ${s.metric} has a non-finite timestamp or value`);
+      }
+    }
+    return this.exclusive(async () => {
+      const newSeries: SeriesRow[] = [];
+      const rows = new Map<string, [number, number, number]>();
+      const metrics = new Set<string>();
+      let minT = Number.POSITIVE_INFINITY;
+      let maxT = Number.NEGATIVE_INFINITY;
+      for (const s of samples) {
+        const key = labelsKey(s.labels);
+        let row = this.byMetric.get(s.metric)?.get(key);
+        if (!row) {
+          row = { id: this.nextSeriesId++, metric: s.metric, labels: JSON.parse(key) as Labels };
+          this.remember(row);
+          newSeries.push(row);
+        }
+        const t = Math.trunc(s.t);
+        rows.set(`${row.id}:${t}`, [row.id, t, s.v]);
+        metrics.add(s.metric);
+        minT = Math.min(minT, t);
+        maxT = Math.max(maxT, t);
+      }
+      let inserted = 0;
+      await this.conn.run('BEGIN TRANSACTION');
+      try {
+        if (newSeries.length) {
+          const app = await this.conn.createAppender('series');
+          for (const r of newSeries) {
+            app.appendInteger(r.id);
+            app.appendVarchar(r.metric);
+            app.appendVarchar(labelsKey(r.labels));
+            app.endRow();
+          }
+          app.closeSync();
+        }
+        const app = await this.conn.createAppender('staging');
+        for (const [id, t, v] of rows.values()) {
+          app.appendInteger(id);
+          app.appendBigInt(BigInt(t));
+          app.appendDouble(v);
+          app.endRow();
+        }
+        app.closeSync();
+        const res = await this.conn.run('INSERT OR IGNORE INTO samples SELECT series_id, t, v FROM staging');
+        inserted = res.rowsChanged;
+        await this.conn.run('DELETE FROM staging');
+        await this.conn.run('COMMIT');
+      } catch (e) {
+        await this.conn.run('ROLLBACK').catch(() => undefined);
+        // The in-memory series mirror must not keep rows the database rolled back.
+        for (const r of newSeries) this.byMetric.get(r.metric)?.delete(labelsKey(r.labels));
+        throw e;
+      }
+      if (inserted > 0) for (const l of this.listeners) l(metrics, minT, maxT);
+      return inserted;
+    });
+  }
+
+  select(q: SelectQuery): Promise<Sample[]> {
+    const series = this.matching(q.metric, q.matchers);
+    if (series.length === 0) return Promise.resolve([]);
+    const byId = new Map(series.map((s) => [s.id, s]));
+    return this.exclusive(async () => {
+      const r = await this.conn.runAndReadAll(
+        `SELECT series_id, CAST(t AS DOUBLE) AS t, v FROM samples
+         WHERE series_id IN (${series.map((s) => int(s.id)).join(',')})
+           AND t > ${int(q.after)} AND t <= ${int(q.until)}
+         ORDER BY series_id, t`,
+      );
+      const [ids, ts, vs] = r.getColumns() as [number[], number[], number[]];
+      const out: Sample[] = new Array(ids.length);
+      for (let i = 0; i < ids.length; i++) {
+        const s = byId.get(ids[i] as number) as SeriesRow;
+        out[i] = { metric: s.metric, labels: s.labels, t: ts[i] as number, v: vs[i] as number };
+      }
+      return out;
+    });
+  }
+
+  latest(q: LatestQuery): Promise<Sample[]> {
+    const series = this.matching(q.metric, q.matchers);
+    if (series.length === 0) return Promise.resolve([]);
+    const byId = new Map(series.map((s) => [s.id, s]));
+    const lower = q.notBefore === undefined ? '' : `AND t > ${int(q.notBefore)}`;
+    return this.exclusive(async () => {
+      const r = await this.conn.runAndReadAll(
+        `SELECT series_id, CAST(max(t) AS DOUBLE) AS t, arg_max(v, t) AS v FROM samples
+         WHERE series_id IN (${series.map((s) => int(s.id)).join(',')}) AND t <= ${int(q.at)} ${lower}
+         GROUP BY series_id ORDER BY series_id`,
+      );
+      const [ids, ts, vs] = r.getColumns() as [number[], number[], number[]];
+      return ids.map((id, i) => {
+        const s = byId.get(id) as SeriesRow;
+        return { metric: s.metric, labels: s.labels, t: ts[i] as number, v: vs[i] as number };
+      });
+    });
+  }
+
+  series(metric?: string): Promise<SeriesInfo[]> {
+    const out: SeriesInfo[] = [];
+    const metrics = metric === undefined ? [...this.byMetric.keys()] : [metric];
+    for (const m of metrics) for (const row of this.byMetric.get(m)?.values() ?? []) out.push({ metric: row.metric, labels: row.labels });
+    return Promise.resolve(out);
+  }
+
+  timeBounds(metrics?: readonly string[]): Promise<{ min: number; max: number } | null> {
+    const ids: number[] = [];
+    for (const m of metrics ?? [...this.byMetric.keys()]) {
+      for (const row of this.byMetric.get(m)?.values() ?? []) ids.push(row.id);
+    }
+    if (ids.length === 0) return Promise.resolve(null);
+    return this.exclusive(async () => {
+      const r = await this.conn.runAndReadAll(
+        `SELECT CAST(min(t) AS DOUBLE), CAST(max(t) AS DOUBLE) FROM samples
+         WHERE series_id IN (${ids.map(int).join(',')})`,
+      );
+      const row = r.getRows()[0];
+      if (!row || row[0] === null) return null;
+      return { min: Number(row[0]), max: Number(row[1]) };
+    });
+  }
+
+  onAppend(listener: AppendListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  getSnapshot(key: string): Promise<{ body: Uint8Array; etag: string; createdAt: number } | null> {
+    return this.exclusive(async () => {
+      const r = await this.conn.runAndReadAll(
+        'SELECT body, etag, CAST(created_at AS DOUBLE) FROM snapshots WHERE key = $1',
+        [key],
+      );
+      const row = r.getRows()[0];
+      if (!row) return null;
+      return {
+        body: new TextEncoder().encode(String(row[0])),
+        etag: String(row[1]),
+        createdAt: Number(row[2]),
+      };
+    });
+  }
+
+  async putSnapshot(
+    key: string,
+    body: Uint8Array,
+    etag: string,
+  ): Promise<{ body: Uint8Array; etag: string; createdAt: number }> {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    await this.exclusive(() =>
+      this.conn.run('INSERT OR IGNORE INTO snapshots VALUES ($1, $2, $3, $4)', [
+        key,
+        text,
+        etag,
+        BigInt(Date.now()),
+      ]),
+    );
+    const stored = await this.getSnapshot(key);
+    if (!stored) throw new Error(`snapshot ${key} was not stored`);
+    return stored;
+  }
+
+  getState(key: string): Promise<string | null> {
+    return this.exclusive(async () => {
+      const r = await this.conn.runAndReadAll('SELECT value FROM state WHERE key = $1', [key]);
+      const row = r.getRows()[0];
+      return row ? String(row[0]) : null;
+    });
+  }
+
+  setState(key: string, value: string): Promise<void> {
+    return this.exclusive(async () => {
+      await this.conn.run('INSERT OR REPLACE INTO state VALUES ($1, $2, $3)', [key, value, BigInt(Date.now())]);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.queue;
+    this.closed = true;
+    this.conn.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+export function openDuckDbStore(opts: DuckDbStoreOptions): Promise<DuckDbStore> {
+  return DuckDbStore.open(opts);
+}

@@ -162,20 +162,16 @@ export class Publication implements PublicationApi {
     return { ok: true, filters: any ? filters : null };
   }
 
-  private requireSpec(slug: string): BenchmarkSpec {
-    const spec = this.bySlug.get(slug);
-    if (!spec) throw new UnknownBenchmarkError(slug);
-    return spec;
-  }
-
   /** A view evaluated at an arbitrary time, uncached (snapshots, 24 h comparisons). */
   statAt(slug: string, filters: Filters | null, evalTime: number): Promise<Stat> {
-    const spec = this.requireSpec(slug);
+    const spec = this.bySlug.get(slug);
+    if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
     return guarded(() => computeStat(this.store, spec, filters, evalTime, this.site));
   }
 
   stat(slug: string, filters: Filters | null): Promise<Served<Stat>> {
-    const spec = this.requireSpec(slug);
+    const spec = this.bySlug.get(slug);
+    if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
     return this.views.get(`${slug}?${filterSig(filters)}`, slug, () =>
       guarded(async () => serve(await computeStat(this.store, spec, filters, this.clock(), this.site))),
     );

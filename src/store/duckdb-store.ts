@@ -197,7 +197,7 @@ export class DuckDbStore implements Store {
            AND t > ${int(q.after)} AND t <= ${int(q.until)}
          ORDER BY series_id, t`,
       );
-      const [ids, ts, vs] = r.getColumns() as [number[], number[], number[]];
+      const [ids = [], ts = [], vs = []] = r.getColumns() as number[][];
       const out: Sample[] = new Array(ids.length);
       for (let i = 0; i < ids.length; i++) {
         const s = byId.get(ids[i] as number) as SeriesRow;
@@ -218,7 +218,7 @@ export class DuckDbStore implements Store {
          WHERE series_id IN (${series.map((s) => int(s.id)).join(',')}) AND t <= ${int(q.at)} ${lower}
          GROUP BY series_id ORDER BY series_id`,
       );
-      const [ids, ts, vs] = r.getColumns() as [number[], number[], number[]];
+      const [ids = [], ts = [], vs = []] = r.getColumns() as number[][];
       return ids.map((id, i) => {
         const s = byId.get(id) as SeriesRow;
         return { metric: s.metric, labels: s.labels, t: ts[i] as number, v: vs[i] as number };

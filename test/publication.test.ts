@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { METRICS } from '../src/core/metric-names.ts';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildDataset } from '../src/demo/dataset.ts';
+import { loadSpecs } from '../src/publication/load-specs.ts';
+import { createPublication } from '../src/publication/publication.ts';
 import { UnknownBenchmarkError } from '../src/publication/types.ts';
-import { H, NOW, fixture } from './helpers/fixture.ts';
+import { openDuckDbStore } from '../src/store/duckdb-store.ts';
+import { BENCHMARKS_DIR, H, NOW, fixture } from './helpers/fixture.ts';
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -201,6 +208,29 @@ describe('publication: day snapshots', () => {
     // The day computed afresh would now differ: the stored bytes are what keeps it stable.
     expect((await f.publication.statAt('network-coverage', null, end)).value).toBe(123456);
     await f.close();
+  });
+
+  it('serves the same frozen bytes after a restart', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'snap-'));
+    const path = join(dir, 'citebench.duckdb');
+    const specs = await loadSpecs(BENCHMARKS_DIR);
+    const open = async () => {
+      const store = await openDuckDbStore({ path });
+      const publication = createPublication({ specs, store, site: { name: 'Citebench', baseUrl: 'http://b' }, clock: () => NOW });
+      return { store, publication };
+    };
+    const a = await open();
+    await a.store.append(buildDataset({ seed: 3, days: 3, end: NOW }));
+    const first = await a.publication.snapshot('2026-11-19');
+    a.publication.close();
+    await a.store.close();
+    const b = await open();
+    await b.store.append([{ metric: METRICS.networksSupported, labels: { provider: 'codex' }, t: Date.UTC(2026, 10, 19, 20), v: 1 }]);
+    const second = await b.publication.snapshot('2026-11-19');
+    if (first.kind !== 'frozen' || second.kind !== 'frozen') throw new Error('expected frozen snapshots');
+    expect(decode(second.served.body)).toBe(decode(first.served.body));
+    b.publication.close();
+    await b.store.close();
   });
 
   it('serves the first frozen bytes to concurrent first requests', async () => {

@@ -115,6 +115,7 @@ export class DuckDbStore implements Store {
   }
 
   private matching(metric: string, matchers: readonly Matcher[] = []): SeriesRow[] {
+    if (this.closed) throw new Error('store is closed');
     const m = this.byMetric.get(metric);
     if (!m) return [];
     const out: SeriesRow[] = [];
@@ -187,6 +188,7 @@ export class DuckDbStore implements Store {
   }
 
   select(q: SelectQuery): Promise<Sample[]> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
     const series = this.matching(q.metric, q.matchers);
     if (series.length === 0) return Promise.resolve([]);
     const byId = new Map(series.map((s) => [s.id, s]));
@@ -208,6 +210,7 @@ export class DuckDbStore implements Store {
   }
 
   latest(q: LatestQuery): Promise<Sample[]> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
     const series = this.matching(q.metric, q.matchers);
     if (series.length === 0) return Promise.resolve([]);
     const byId = new Map(series.map((s) => [s.id, s]));
@@ -227,6 +230,7 @@ export class DuckDbStore implements Store {
   }
 
   series(metric?: string): Promise<SeriesInfo[]> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
     const out: SeriesInfo[] = [];
     const metrics = metric === undefined ? [...this.byMetric.keys()] : [metric];
     for (const m of metrics) for (const row of this.byMetric.get(m)?.values() ?? []) out.push({ metric: row.metric, labels: row.labels });
@@ -234,6 +238,7 @@ export class DuckDbStore implements Store {
   }
 
   timeBounds(metrics?: readonly string[]): Promise<{ min: number; max: number } | null> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
     const ids: number[] = [];
     for (const m of metrics ?? [...this.byMetric.keys()]) {
       for (const row of this.byMetric.get(m)?.values() ?? []) ids.push(row.id);

@@ -1,0 +1,41 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  components: unknown;
+};
+
+export interface ResponseValidator {
+  /** Throws with the validation errors when the body does not match the documented schema. */
+  check(pathTemplate: string, method: string, res: Response, body: string): void;
+}
+
+/** Validates responses against the served OpenAPI document (the document itself is validated first). */
+export async function openApiValidator(doc: unknown): Promise<ResponseValidator> {
+  await SwaggerParser.validate(structuredClone(doc) as never);
+  const d = doc as Doc;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  const id = 'https://citebench.test/openapi.json';
+  ajv.addSchema({ $id: id, components: d.components });
+  return {
+    check(pathTemplate, method, res, body) {
+      const op = d.paths[pathTemplate]?.[method];
+      if (!op) throw new Error(`${method.toUpperCase()} ${pathTemplate} is not documented`);
+      const documented = op.responses[String(res.status)];
+      if (!documented) throw new Error(`${pathTemplate}: status ${res.status} is not documented`);
+      const ct = (res.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
+      if (!documented.content) return;
+      const media = documented.content[ct];
+      if (!media) throw new Error(`${pathTemplate} ${res.status}: content type ${ct} is not documented`);
+      if (ct !== 'application/json') return;
+      const schema = JSON.parse(JSON.stringify(media.schema).replaceAll('"#/components', `"${id}#/components`));
+      const validate = ajv.compile(schema);
+      if (!validate(JSON.parse(body))) {
+        throw new Error(`${pathTemplate} ${res.status}: ${ajv.errorsText(validate.errors)}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every check and ends with one plain "N passed, N failed" line (vitest's summary is not read by CI).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .tools
+passed=0
+failed=0
+step() {
+  local name=$1
+  shift
+  echo "── $name"
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED: $name"
+  fi
+}
+
+# promtool checks the /metrics exposition; Debian ships it in the prometheus package.
+if ! command -v promtool >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "── installing Debian package prometheus (for promtool)"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus) >/dev/null 2>&1 \
+      || echo "could not install prometheus; promtool tests will fail"
+  fi
+fi
+
+step typecheck npx tsc -p .
+step lint npx biome check .
+
+echo "── vitest"
+rm -f .tools/vitest.json
+npx vitest run --reporter=default --reporter=json --outputFile.json=.tools/vitest.json
+vitest_rc=$?
+if [ -f .tools/vitest.json ]; then
+  read -r vp vf < <(node -e "const r=require('./.tools/vitest.json');console.log(r.numPassedTests, r.numFailedTests + (r.numTotalTests===0?1:0))")
+  passed=$((passed + vp))
+  failed=$((failed + vf))
+  if [ "$vitest_rc" != "0" ] && [ "$vf" = "0" ]; then failed=$((failed + 1)); echo "FAILED: vitest exited $vitest_rc"; fi
+else
+  failed=$((failed + 1))
+  echo "FAILED: vitest wrote no report"
+fi
+
+if [ -x scripts/mcp-conformance.sh ]; then
+  step mcp-conformance scripts/mcp-conformance.sh
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = "0" ]

@@ -1,6 +1,13 @@
-import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { CITE_CONTENT_TYPES, CITE_EXTENSIONS, CITE_FORMATS, type CiteFormat, citeAs } from '../core/citations.ts';
+import { Hono } from 'hono';
+import type { Filters } from '../core/api-schemas.ts';
+import {
+  CITE_CONTENT_TYPES,
+  CITE_EXTENSIONS,
+  CITE_FORMATS,
+  type CiteFormat,
+  citeAs,
+} from '../core/citations.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { Logger } from '../log.ts';
@@ -21,7 +28,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const encoder = new TextEncoder();
 
 function badSlug(c: Context, slug: string): Response {
-  return sendError(c, 400, 'bad_slug', `"${slug.slice(0, 100)}" is not a valid slug (^[a-z0-9][a-z0-9-]{0,79}$).`);
+  return sendError(
+    c,
+    400,
+    'bad_slug',
+    `"${slug.slice(0, 100)}" is not a valid slug (^[a-z0-9][a-z0-9-]{0,79}$).`,
+  );
 }
 
 function unknownSlug(c: Context, pub: Publication, slug: string): Response {
@@ -76,9 +88,21 @@ export function buildApp(deps: HttpDeps): Hono {
     return sendBytes(c, { ...openapi, contentType: JSON_TYPE, cacheControl: CACHE.doc });
   });
 
-  app.get('/api/citable', async (c) => {
-    const s = await pub.citable();
-    return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+  // Cached views are answered synchronously: no promise, no JSON work, just the stored bytes.
+  app.get('/api/citable', (c): Response | Promise<Response> => {
+    const hit = pub.peekCitable();
+    if (hit)
+      return sendBytes(c, {
+        body: hit.body,
+        etag: hit.etag,
+        contentType: JSON_TYPE,
+        cacheControl: CACHE.live,
+      });
+    return pub
+      .citable()
+      .then((s) =>
+        sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live }),
+      );
   });
 
   app.get('/api/citable/:date', async (c) => {
@@ -93,20 +117,40 @@ export function buildApp(deps: HttpDeps): Hono {
     });
   });
 
-  app.get('/api/stat/:slug', async (c) => {
+  app.get('/api/stat/:slug', (c): Response | Promise<Response> => {
     const slug = c.req.param('slug');
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
-    const q = c.req.query();
-    const f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
-    if (!f.ok) return sendError(c, f.status, f.error, f.message);
-    const s = pub.peekStat(slug, f.filters) ?? (await pub.stat(slug, f.filters));
-    return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+    let filters: Filters | null = null;
+    if (c.req.url.includes('?')) {
+      const q = c.req.query();
+      const f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
+      if (!f.ok) return sendError(c, f.status, f.error, f.message);
+      filters = f.filters;
+    }
+    const hit = pub.peekStat(slug, filters);
+    if (hit)
+      return sendBytes(c, {
+        body: hit.body,
+        etag: hit.etag,
+        contentType: JSON_TYPE,
+        cacheControl: CACHE.live,
+      });
+    return pub
+      .stat(slug, filters)
+      .then((s) =>
+        sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live }),
+      );
   });
 
   app.get('/api/compare/:a/:b', async (c) => {
     const r = await pub.compare(c.req.param('a'), c.req.param('b'));
     if (!r.ok) return sendError(c, r.status, r.error, r.message);
-    return sendBytes(c, { body: r.served.body, etag: r.served.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+    return sendBytes(c, {
+      body: r.served.body,
+      etag: r.served.etag,
+      contentType: JSON_TYPE,
+      cacheControl: CACHE.live,
+    });
   });
 
   app.get('/api/cite/:slug/:format', async (c) => {
@@ -114,7 +158,12 @@ export function buildApp(deps: HttpDeps): Hono {
     const format = c.req.param('format');
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
     if (!(CITE_FORMATS as readonly string[]).includes(format)) {
-      return sendError(c, 400, 'bad_format', `Unknown format "${format.slice(0, 20)}". Allowed: ${CITE_FORMATS.join(', ')}.`);
+      return sendError(
+        c,
+        400,
+        'bad_format',
+        `Unknown format "${format.slice(0, 20)}". Allowed: ${CITE_FORMATS.join(', ')}.`,
+      );
     }
     if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
     const stat = (await pub.stat(slug, null)).value;
@@ -180,14 +229,22 @@ export function buildApp(deps: HttpDeps): Hono {
     );
   }
 
-  app.notFound((c) => sendError(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path.slice(0, 200)}.`));
+  app.notFound((c) =>
+    sendError(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path.slice(0, 200)}.`),
+  );
 
   app.onError((err, c) => {
     if (err instanceof UnknownBenchmarkError) return unknownSlug(c, pub, err.slug);
     if (err instanceof UnavailableError) {
-      return sendError(c, 503, 'benchmarks_unavailable', 'Benchmarks are temporarily unavailable; retry shortly.', {
-        'retry-after': '30',
-      });
+      return sendError(
+        c,
+        503,
+        'benchmarks_unavailable',
+        'Benchmarks are temporarily unavailable; retry shortly.',
+        {
+          'retry-after': '30',
+        },
+      );
     }
     // Malformed URLs (bad percent-encoding) surface as URIError from the router or query parser.
     if (err instanceof URIError) return sendError(c, 400, 'bad_request', 'The request URL is malformed.');

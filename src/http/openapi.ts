@@ -87,7 +87,10 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
           },
         ],
         responses: {
-          200: jsonResponse('The index frozen at the end of that day (today: the live index).', 'CitableIndex'),
+          200: jsonResponse(
+            'The index frozen at the end of that day (today: the live index).',
+            'CitableIndex',
+          ),
           400: errorResponse('Malformed, impossible, future, or before the first day with data.'),
           503: errorResponse('Benchmarks temporarily unavailable.'),
         },
@@ -117,7 +120,10 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
       '/api/og/{slug}': op(undefined, 'Watermarked 1200x630 PNG of the current value and sparkline', {
         parameters: [slugParam],
         responses: {
-          200: { description: 'PNG image.', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } },
+          200: {
+            description: 'PNG image.',
+            content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } },
+          },
           400: errorResponse('Malformed slug.'),
           404: notFound,
         },
@@ -127,7 +133,11 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
           slugParam,
           { name: 'w', in: 'query', schema: { type: 'integer', minimum: 40, maximum: 1200, default: 240 } },
           { name: 'h', in: 'query', schema: { type: 'integer', minimum: 20, maximum: 400, default: 60 } },
-          { name: 'theme', in: 'query', schema: { type: 'string', enum: ['light', 'dark'], default: 'light' } },
+          {
+            name: 'theme',
+            in: 'query',
+            schema: { type: 'string', enum: ['light', 'dark'], default: 'light' },
+          },
         ],
         responses: {
           200: {
@@ -147,7 +157,10 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
           200: {
             description: 'Citation record.',
             content: Object.fromEntries(
-              [...new Set(Object.values(CITE_CONTENT_TYPES))].map((t) => [t.split(';')[0], { schema: { type: 'string' } }]),
+              [...new Set(Object.values(CITE_CONTENT_TYPES))].map((t) => [
+                t.split(';')[0],
+                { schema: { type: 'string' } },
+              ]),
             ),
           },
           400: errorResponse('Malformed slug or unknown format.'),
@@ -172,10 +185,15 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
           summary: 'MCP server (Streamable HTTP, POST only): list_benchmarks, get_benchmark, query_prom',
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: { type: 'object', description: 'One JSON-RPC 2.0 message.' } } },
+            content: {
+              'application/json': { schema: { type: 'object', description: 'One JSON-RPC 2.0 message.' } },
+            },
           },
           responses: {
-            200: { description: 'JSON-RPC response.', content: { 'application/json': { schema: { type: 'object' } } } },
+            200: {
+              description: 'JSON-RPC response.',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
             202: { description: 'Notification accepted.' },
             400: { description: 'Batch, bad JSON-RPC or unsupported protocol version.' },
             403: { description: 'Origin or Host not allowed (DNS-rebinding protection).' },

@@ -1,9 +1,9 @@
 import type { Filters, Stat } from '../core/api-schemas.ts';
 import { DAY_MS } from '../core/dates.ts';
 import { latestRows, rankRows, windowRows } from '../core/rows.ts';
-import { type Matcher, type Sample, labelsKey } from '../core/samples.ts';
+import { labelsKey, type Matcher, type Sample } from '../core/samples.ts';
 import { sparklineSeries } from '../core/sparkline.ts';
-import { type BenchmarkSpec, type ProviderEntry, DIMENSION_NAMES, durationMs } from '../core/spec-schema.ts';
+import { type BenchmarkSpec, DIMENSION_NAMES, durationMs, type ProviderEntry } from '../core/spec-schema.ts';
 import { buildStat } from '../core/stat.ts';
 import type { Site } from '../core/urls.ts';
 import type { SampleStore } from '../store/sample-store.ts';
@@ -68,7 +68,11 @@ export async function computeStat(
 
   if (providers.length > 0 && !neverRun) {
     if (d.mode === 'latest') {
-      const latest = await store.latest({ metric: d.metric, matchers: [providerMatcher, ...labelMatchers], at: evalTime });
+      const latest = await store.latest({
+        metric: d.metric,
+        matchers: [providerMatcher, ...labelMatchers],
+        at: evalTime,
+      });
       rankings = rankRows(latestRows(providers, latest), spec.higherIsBetter);
       asOf = maxT(latest);
       const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
@@ -79,7 +83,12 @@ export async function computeStat(
           store.select({ metric: d.metric, matchers: m, after: windowStart, until: evalTime }),
         ]);
         // A count stands until it is replaced, so the series carries its last value forward.
-        sparkline = sparklineSeries([...seed, ...inWindow], (s) => labelsKey(s.labels), evalTime, Number.POSITIVE_INFINITY);
+        sparkline = sparklineSeries(
+          [...seed, ...inWindow],
+          (s) => labelsKey(s.labels),
+          evalTime,
+          Number.POSITIVE_INFINITY,
+        );
       }
     } else {
       const lookback = 2 * durationMs(spec.cadence);
@@ -95,7 +104,10 @@ export async function computeStat(
         }),
       ]);
       const inWindow = values.filter((s) => s.t > windowStart);
-      rankings = rankRows(windowRows(providers, { values: inWindow, probes, unresponsive }), spec.higherIsBetter);
+      rankings = rankRows(
+        windowRows(providers, { values: inWindow, probes, unresponsive }),
+        spec.higherIsBetter,
+      );
       asOf = maxT(inWindow, probes);
       const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
       if (leader) {

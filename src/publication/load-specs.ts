@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { type BenchmarkSpec, SpecError, checkSpecSet, parseSpec } from '../core/spec-schema.ts';
+import { type BenchmarkSpec, checkSpecSet, parseSpec, SpecError } from '../core/spec-schema.ts';
 
 /** Reads and validates every benchmarks/*.yml; throws SpecError naming file, field and problem. */
 export async function loadSpecs(dir: string): Promise<BenchmarkSpec[]> {

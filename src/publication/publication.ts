@@ -195,10 +195,14 @@ export class Publication implements PublicationApi {
     };
   }
 
+  peekCitable(): Served<CitableIndex> | undefined {
+    return this.aggregates.peek('citable') as Served<CitableIndex> | undefined;
+  }
+
   citable(): Promise<Served<CitableIndex>> {
-    return this.aggregates.get('citable', ALL, async () => serve(this.index(await this.allStats(), null))) as Promise<
-      Served<CitableIndex>
-    >;
+    return this.aggregates.get('citable', ALL, async () =>
+      serve(this.index(await this.allStats(), null)),
+    ) as Promise<Served<CitableIndex>>;
   }
 
   freshness(): Promise<Freshness> {
@@ -261,7 +265,12 @@ export class Publication implements PublicationApi {
     return {
       ok: true,
       served: serve(
-        buildCompare({ slug: a, name: providerName(a) }, { slug: b, name: providerName(b) }, stats, this.site),
+        buildCompare(
+          { slug: a, name: providerName(a) },
+          { slug: b, name: providerName(b) },
+          stats,
+          this.site,
+        ),
       ),
     };
   }
@@ -285,7 +294,10 @@ export class Publication implements PublicationApi {
     if (parsed.start === today) return { kind: 'live', served: await this.citable(), day };
     const first = await this.firstDay();
     if (first === null || parsed.start < first) {
-      const since = first === null ? 'no data has been recorded yet' : `data starts on ${new Date(first).toISOString().slice(0, 10)}`;
+      const since =
+        first === null
+          ? 'no data has been recorded yet'
+          : `data starts on ${new Date(first).toISOString().slice(0, 10)}`;
       return { kind: 'bad_date', message: `${day} is before the first day with data (${since}).` };
     }
     return { kind: 'frozen', served: await this.freeze(day, parsed.start), day };
@@ -298,7 +310,9 @@ export class Publication implements PublicationApi {
       const key = `citable:${day}`;
       const stored = await this.store.getSnapshot(key);
       if (stored) return { body: stored.body as Uint8Array<ArrayBuffer>, etag: stored.etag };
-      const stats = await Promise.all(this.specs.map((s) => computeStat(this.store, s, null, dayEnd(start), this.site)));
+      const stats = await Promise.all(
+        this.specs.map((s) => computeStat(this.store, s, null, dayEnd(start), this.site)),
+      );
       const body = encoder.encode(JSON.stringify(this.index(stats, day)));
       const kept = await this.store.putSnapshot(key, body, etagOf(body));
       return { body: kept.body as Uint8Array<ArrayBuffer>, etag: kept.etag };

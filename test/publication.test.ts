@@ -1,14 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { METRICS } from '../src/core/metric-names.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
 import { createPublication } from '../src/publication/publication.ts';
 import { UnknownBenchmarkError } from '../src/publication/types.ts';
 import { openDuckDbStore } from '../src/store/duckdb-store.ts';
-import { BENCHMARKS_DIR, H, NOW, fixture } from './helpers/fixture.ts';
+import { BENCHMARKS_DIR, fixture, H, NOW } from './helpers/fixture.ts';
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -31,9 +31,15 @@ describe('publication: network-coverage', () => {
     expect(stat.sampleSize).toBe(stat.rankings.reduce((n, r) => n + r.sampleSize, 0));
     expect(stat.sparkline).toHaveLength(73);
     expect(stat.sparkline.at(-1)).toBe(stat.value);
-    expect(stat.headline).toBe(`${leader?.name} leads networks supported at ${stat.value} (24h) on ${stat.title}.`);
-    expect(stat.quote).toBe(`${stat.headline} Source: Citebench (http://bench.test/benchmarks/network-coverage).`);
-    const citable = (await f.publication.citable()).value.benchmarks.find((b) => b.slug === 'network-coverage');
+    expect(stat.headline).toBe(
+      `${leader?.name} leads networks supported at ${stat.value} (24h) on ${stat.title}.`,
+    );
+    expect(stat.quote).toBe(
+      `${stat.headline} Source: Citebench (http://bench.test/benchmarks/network-coverage).`,
+    );
+    const citable = (await f.publication.citable()).value.benchmarks.find(
+      (b) => b.slug === 'network-coverage',
+    );
     expect(citable?.leader).toEqual(stat.leader);
     await f.close();
   });
@@ -68,7 +74,10 @@ describe('publication: network-coverage', () => {
     expect(stat.rankings.map((x) => x.slug).sort()).toEqual(['codex', 'geckoterminal']);
     expect(stat.headline).toContain('(24h, DEX index)');
     expect(stat.pageUrl).toBe('http://bench.test/benchmarks/network-coverage?kind=dex-index');
-    expect(f.publication.resolveFilters('network-coverage', { kind: 'all' })).toEqual({ ok: true, filters: null });
+    expect(f.publication.resolveFilters('network-coverage', { kind: 'all' })).toEqual({
+      ok: true,
+      filters: null,
+    });
     expect(f.publication.resolveFilters('network-coverage', { kind: 'oracle' })).toMatchObject({
       ok: false,
       status: 404,
@@ -130,8 +139,18 @@ describe('publication: token-trade-coverage', () => {
       samples: [
         ...cell('bitquery', 'solana', 'BONK', t, 100, 0),
         ...cell('codex', 'solana', 'BONK', t, 50),
-        { metric: METRICS.providerUnresponsive, labels: { benchmark: 'token-trade-coverage', provider: 'bitquery' }, t, v: 1 },
-        { metric: METRICS.providerUnresponsive, labels: { benchmark: 'token-trade-coverage', provider: 'codex' }, t, v: 0 },
+        {
+          metric: METRICS.providerUnresponsive,
+          labels: { benchmark: 'token-trade-coverage', provider: 'bitquery' },
+          t,
+          v: 1,
+        },
+        {
+          metric: METRICS.providerUnresponsive,
+          labels: { benchmark: 'token-trade-coverage', provider: 'codex' },
+          t,
+          v: 0,
+        },
       ],
     });
     const { value: stat } = await f.publication.stat('token-trade-coverage', null);
@@ -165,7 +184,9 @@ describe('publication: drafts, freshness, invalidation', () => {
     const again = await f.publication.stat('network-coverage', null);
     expect(again).toBe(before); // served from cache, no recomputation
     f.clock.now = NOW + 1000;
-    await f.store.append([{ metric: METRICS.networksSupported, labels: { provider: 'codex' }, t: NOW + 500, v: 9999 }]);
+    await f.store.append([
+      { metric: METRICS.networksSupported, labels: { provider: 'codex' }, t: NOW + 500, v: 9999 },
+    ]);
     const after = await f.publication.stat('network-coverage', null);
     expect(after.value.leader).toEqual({ name: 'Codex', slug: 'codex', value: 9999 });
     expect(after.etag).not.toBe(before.etag);
@@ -182,7 +203,10 @@ describe('publication: day snapshots', () => {
     expect(await f.publication.snapshot('2026-1-01')).toMatchObject({ kind: 'bad_date' });
     expect(await f.publication.snapshot('2026-02-30')).toMatchObject({ kind: 'bad_date' });
     expect(await f.publication.snapshot('2026-11-21')).toMatchObject({ kind: 'bad_date', message: /future/ });
-    expect(await f.publication.snapshot('2026-11-10')).toMatchObject({ kind: 'bad_date', message: /before the first day/ });
+    expect(await f.publication.snapshot('2026-11-10')).toMatchObject({
+      kind: 'bad_date',
+      message: /before the first day/,
+    });
     expect((await f.publication.snapshot('2026-11-20')).kind).toBe('live');
     await f.close();
   });
@@ -216,7 +240,12 @@ describe('publication: day snapshots', () => {
     const specs = await loadSpecs(BENCHMARKS_DIR);
     const open = async () => {
       const store = await openDuckDbStore({ path });
-      const publication = createPublication({ specs, store, site: { name: 'Citebench', baseUrl: 'http://b' }, clock: () => NOW });
+      const publication = createPublication({
+        specs,
+        store,
+        site: { name: 'Citebench', baseUrl: 'http://b' },
+        clock: () => NOW,
+      });
       return { store, publication };
     };
     const a = await open();
@@ -225,12 +254,35 @@ describe('publication: day snapshots', () => {
     a.publication.close();
     await a.store.close();
     const b = await open();
-    await b.store.append([{ metric: METRICS.networksSupported, labels: { provider: 'codex' }, t: Date.UTC(2026, 10, 19, 20), v: 1 }]);
+    await b.store.append([
+      {
+        metric: METRICS.networksSupported,
+        labels: { provider: 'codex' },
+        t: Date.UTC(2026, 10, 19, 20),
+        v: 1,
+      },
+    ]);
     const second = await b.publication.snapshot('2026-11-19');
     if (first.kind !== 'frozen' || second.kind !== 'frozen') throw new Error('expected frozen snapshots');
     expect(decode(second.served.body)).toBe(decode(first.served.body));
     b.publication.close();
     await b.store.close();
+  });
+
+  it('freezes yesterday at start-up and day close without a request', async () => {
+    const f = await fixture({ days: 3 });
+    expect(await f.store.getSnapshot('citable:2026-11-19')).toBeNull();
+    f.publication.startFreezer();
+    let stored = null;
+    for (let i = 0; i < 100 && !stored; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      stored = await f.store.getSnapshot('citable:2026-11-19');
+    }
+    expect(stored).not.toBeNull();
+    const served = await f.publication.snapshot('2026-11-19');
+    if (served.kind !== 'frozen') throw new Error('expected frozen');
+    expect(served.served.etag).toBe(stored?.etag);
+    await f.close();
   });
 
   it('serves the first frozen bytes to concurrent first requests', async () => {
@@ -259,7 +311,11 @@ describe('publication: compare and featured', () => {
     expect(c.comparePageUrl).toBe('http://bench.test/compare/mobula-vs-codex');
     expect(await f.publication.compare('mobula', 'mobula')).toMatchObject({ ok: false, status: 400 });
     expect(await f.publication.compare('Mobula!', 'codex')).toMatchObject({ ok: false, status: 400 });
-    expect(await f.publication.compare('mobula', 'nobody')).toMatchObject({ ok: false, status: 404, error: 'unknown_provider' });
+    expect(await f.publication.compare('mobula', 'nobody')).toMatchObject({
+      ok: false,
+      status: 404,
+      error: 'unknown_provider',
+    });
     expect(await f.publication.compare('geckoterminal', 'bitquery')).toMatchObject({
       ok: false,
       status: 404,

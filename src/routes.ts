@@ -1,7 +1,13 @@
-import type { Hono } from 'hono';
-import type { Service } from './service.ts';
-
-type Registrar = (app: Hono, service: Omit<Service, 'app' | 'listen' | 'close'>) => void;
+import { registerMcpRoutes } from './mcp/routes.ts';
+import { createImageService, registerImageRoutes } from './render/routes.ts';
+import type { RouteRegistrar } from './service.ts';
 
 /** Route modules beyond the JSON API (images, MCP), wired in one place. */
-export const defaultRoutes: readonly Registrar[] = [];
+export const defaultRoutes: readonly RouteRegistrar[] = [
+  (app, core) => {
+    const images = createImageService(core);
+    core.onClose(() => images.close());
+    registerImageRoutes(app, core, images);
+  },
+  (app, core) => registerMcpRoutes(app, core),
+];

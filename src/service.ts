@@ -1,17 +1,18 @@
 import { join } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
-import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Hono } from 'hono';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { BenchmarkSpec } from './core/spec-schema.ts';
 import { buildApp } from './http/app.ts';
 import type { Logger } from './log.ts';
 import { loadSpecs } from './publication/load-specs.ts';
-import { type Publication, createPublication } from './publication/publication.ts';
+import { createPublication, type Publication } from './publication/publication.ts';
 import { type DuckDbStore, openDuckDbStore } from './store/duckdb-store.ts';
 
 export interface Service {
   readonly config: Config;
+  readonly clock: () => number;
   readonly specs: readonly BenchmarkSpec[];
   readonly store: DuckDbStore;
   readonly publication: Publication;
@@ -30,9 +31,16 @@ export interface ServiceOptions {
   readonly inMemory?: boolean;
   readonly clock?: () => number;
   /** Extra route registrars (images, MCP) given the assembled dependencies. */
-  readonly routes?: readonly ((app: Hono, service: Omit<Service, 'app' | 'listen' | 'close'>) => void)[];
+  readonly routes?: readonly RouteRegistrar[];
   readonly onClose?: () => Promise<void>;
 }
+
+export type ServiceCore = Omit<Service, 'app' | 'listen' | 'close'> & {
+  /** Registers cleanup that runs on close, before the store closes. */
+  onClose(fn: () => Promise<void> | void): void;
+};
+
+export type RouteRegistrar = (app: Hono, core: ServiceCore) => void;
 
 /** Wires config, specs, store, publication and HTTP; opens no port until listen(). */
 export async function createService(opts: ServiceOptions): Promise<Service> {
@@ -46,7 +54,16 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const publication = createPublication({ specs, store, config, clock });
-  const core = { config, specs, store, publication, metrics };
+  const closeHooks: (() => Promise<void> | void)[] = [];
+  const core: ServiceCore = {
+    config,
+    clock,
+    specs,
+    store,
+    publication,
+    metrics,
+    onClose: (fn) => closeHooks.push(fn),
+  };
   const app = buildApp({
     config,
     publication,
@@ -58,11 +75,18 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   });
   let server: ServerType | undefined;
   return {
-    ...core,
+    config,
+    clock,
+    specs,
+    store,
+    publication,
+    metrics,
     app,
     listen: () =>
       new Promise((resolve, reject) => {
-        server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => resolve(info.port));
+        server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) =>
+          resolve(info.port),
+        );
         server.once('error', reject);
       }),
     close: async () => {
@@ -75,6 +99,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
           if ('closeIdleConnections' in s) s.closeIdleConnections();
         });
       }
+      for (const fn of closeHooks) await fn();
       await opts.onClose?.();
       await store.close();
     },

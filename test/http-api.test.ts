@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../src/core/metric-names.ts';
 import { NOW } from './helpers/fixture.ts';
-import { type ResponseValidator, openApiValidator } from './helpers/openapi.ts';
+import { openApiValidator, type ResponseValidator } from './helpers/openapi.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
 let srv: Running;
@@ -127,7 +127,9 @@ describe('JSON endpoints', () => {
       const { res, body } = await call('/api/cite/{slug}/{format}', `/api/cite/network-coverage/${format}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe(`${type}; charset=utf-8`);
-      expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="citebench-network-coverage\./);
+      expect(res.headers.get('content-disposition')).toMatch(
+        /^attachment; filename="citebench-network-coverage\./,
+      );
       expect(body).toContain('http://bench.test/benchmarks/network-coverage');
     }
     expect((await call('/api/cite/{slug}/{format}', '/api/cite/network-coverage/pdf')).res.status).toBe(400);
@@ -149,12 +151,33 @@ describe('JSON endpoints', () => {
   });
 });
 
+describe('images through the real publication', () => {
+  it('GET /api/og/{slug}: a 1200×630 PNG; GET /api/sparkline/{slug}: an SVG of the leader series', async () => {
+    const og = await srv.get('/api/og/network-coverage');
+    expect(og.status).toBe(200);
+    expect(og.headers.get('content-type')).toBe('image/png');
+    expect(og.headers.get('access-control-allow-origin')).toBe('*');
+    const png = Buffer.from(await og.arrayBuffer());
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
+    const svg = await call('/api/sparkline/{slug}', '/api/sparkline/token-trade-coverage?w=300&h=80&theme=dark');
+    expect(svg.res.status).toBe(200);
+    expect(svg.body).toContain('viewBox="0 0 300 80"');
+    expect(svg.body).toContain('Mobula');
+    expect((await call('/api/sparkline/{slug}', '/api/sparkline/token-trade-coverage?w=abc')).res.status).toBe(400);
+    expect((await call('/api/og/{slug}', '/api/og/unknown')).res.status).toBe(404);
+    expect((await call('/api/sparkline/{slug}', '/api/sparkline/unknown')).res.status).toBe(404);
+  });
+});
+
 describe('HTTP behaviour', () => {
   it('answers 304 for a matching ETag and HEAD without a body', async () => {
     const first = await srv.get('/api/stat/network-coverage');
     const etag = first.headers.get('etag') ?? '';
     await first.arrayBuffer();
-    const again = await srv.get('/api/stat/network-coverage', { headers: { 'if-none-match': `W/${etag}, "zzz"` } });
+    const again = await srv.get('/api/stat/network-coverage', {
+      headers: { 'if-none-match': `W/${etag}, "zzz"` },
+    });
     expect(again.status).toBe(304);
     expect(again.headers.get('access-control-allow-origin')).toBe('*');
     const head = await srv.get('/api/stat/network-coverage', { method: 'HEAD' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Sample, matchesAll } from '../src/core/samples.ts';
+import { matchesAll, type Sample } from '../src/core/samples.ts';
 import { PromQueryError } from '../src/mcp/promql/errors.ts';
 import { quantile } from '../src/mcp/promql/evaluate.ts';
 import { parseDurationMs, parseNumber, parseString } from '../src/mcp/promql/literals.ts';
@@ -23,7 +23,13 @@ function arrayStore(samples: Sample[]) {
     async select(q: SelectQuery) {
       calls.select++;
       return samples
-        .filter((s) => s.metric === q.metric && s.t > q.after && s.t <= q.until && matchesAll(s.labels, q.matchers ?? []))
+        .filter(
+          (s) =>
+            s.metric === q.metric &&
+            s.t > q.after &&
+            s.t <= q.until &&
+            matchesAll(s.labels, q.matchers ?? []),
+        )
         .sort((a, b) => JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)) || a.t - b.t);
     },
     async latest(q: LatestQuery) {
@@ -184,10 +190,19 @@ describe('store query engine: instant', () => {
 
   it('does scalar arithmetic on vectors and scalars', async () => {
     expect(vectorOf(await engine.instant(`max(${cap}) * 2 - 1`, NOW))).toEqual([[{}, 159]]);
-    expect(vectorOf(await engine.instant('100 - networks_supported', NOW))).toEqual([[{ provider: 'mobula' }, -20]]);
-    expect(vectorOf(await engine.instant('-networks_supported', NOW))).toEqual([[{ provider: 'mobula' }, -120]]);
-    expect(vectorOf(await engine.instant('networks_supported / 0', NOW))).toEqual([[{ provider: 'mobula' }, '+Inf']]);
-    expect(await engine.instant('2 / (3 + 5)', NOW)).toEqual({ resultType: 'scalar', result: [NOW / 1000, 0.25] });
+    expect(vectorOf(await engine.instant('100 - networks_supported', NOW))).toEqual([
+      [{ provider: 'mobula' }, -20],
+    ]);
+    expect(vectorOf(await engine.instant('-networks_supported', NOW))).toEqual([
+      [{ provider: 'mobula' }, -120],
+    ]);
+    expect(vectorOf(await engine.instant('networks_supported / 0', NOW))).toEqual([
+      [{ provider: 'mobula' }, '+Inf'],
+    ]);
+    expect(await engine.instant('2 / (3 + 5)', NOW)).toEqual({
+      resultType: 'scalar',
+      result: [NOW / 1000, 0.25],
+    });
   });
 
   it('uses a 7 h lookback: an 8 h old sample is stale, a longer lookback sees it', async () => {
@@ -216,7 +231,12 @@ describe('store query engine: range', () => {
   it('evaluates each step over one prefetch per selector', async () => {
     const { store, calls } = arrayStore(fixture());
     const engine = createStoreQueryEngine(store);
-    const r = await engine.range(`avg_over_time(${cap}{provider="mobula"}[1h])`, T0 + 60 * MIN, NOW, 30 * MIN);
+    const r = await engine.range(
+      `avg_over_time(${cap}{provider="mobula"}[1h])`,
+      T0 + 60 * MIN,
+      NOW,
+      30 * MIN,
+    );
     expect(r).toEqual({
       resultType: 'matrix',
       result: [
@@ -307,7 +327,11 @@ describe('store query engine: guards', () => {
   });
 
   it('gives up at the deadline when the store hangs', async () => {
-    const hanging: SampleStore = { ...store, select: () => new Promise(() => {}), latest: () => new Promise(() => {}) };
+    const hanging: SampleStore = {
+      ...store,
+      select: () => new Promise(() => {}),
+      latest: () => new Promise(() => {}),
+    };
     const e = await refusal(createStoreQueryEngine(hanging, { deadlineMs: 30 }).instant(cap, NOW));
     expect(e.kind).toBe('refused');
     expect(e.message).toMatch(/deadline/);

@@ -43,7 +43,9 @@ function parseDimension(
 }
 
 /** Validates `w`, `h` and `theme`; absent values take the defaults, numbers are floored and clamped. */
-export function parseSparklineParams(query: Readonly<Record<string, string | undefined>>): SparklineParamsResult {
+export function parseSparklineParams(
+  query: Readonly<Record<string, string | undefined>>,
+): SparklineParamsResult {
   const w = parseDimension('w', query.w);
   if (!w.ok) return w;
   const h = parseDimension('h', query.h);

@@ -1,0 +1,159 @@
+import type { BenchmarkSpec } from '../core/spec-schema.ts';
+
+export function escapeHtml(s: string): string {
+  return s
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+export interface McpPageInput {
+  readonly siteName: string;
+  readonly baseUrl: string;
+  readonly mcpUrl: string;
+  readonly specs: readonly BenchmarkSpec[];
+  readonly rateLimitPerMin: number;
+}
+
+const CSS = `
+:root{color-scheme:light dark;--fg:#14161a;--muted:#5b6170;--bg:#fbfbfc;--card:#fff;--line:#e3e5ea;--accent:#2446d8}
+@media (prefers-color-scheme:dark){:root{--fg:#e9ebef;--muted:#a0a6b3;--bg:#0f1115;--card:#171a20;--line:#2a2f38;--accent:#8aa2ff}}
+*{box-sizing:border-box}body{margin:0;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:860px;margin:0 auto;padding:40px 20px 80px}h1{font-size:2rem;line-height:1.2;margin:0 0 8px}
+h2{font-size:1.25rem;margin:40px 0 12px}h3{font-size:1.02rem;margin:20px 0 6px}p{margin:8px 0}a{color:var(--accent)}
+.muted{color:var(--muted)}.url{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin:16px 0}
+code,pre{font:13.5px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.url code{padding:10px 12px;background:var(--card);border:1px solid var(--line);border-radius:8px;word-break:break-all}
+pre{position:relative;margin:8px 0 0;padding:12px 14px;background:var(--card);border:1px solid var(--line);border-radius:8px;overflow-x:auto;white-space:pre}
+button{font:inherit;font-size:.85rem;padding:8px 12px;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg);cursor:pointer}
+button:hover{border-color:var(--accent)}.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:12px}
+.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px}.card h3{margin-top:0}
+ul{padding-left:20px}.facts{margin:0;padding:0;list-style:none;display:flex;flex-wrap:wrap;gap:6px 18px}
+`;
+
+const SCRIPT = `
+document.querySelectorAll('button[data-copy]').forEach(function(b){
+  b.addEventListener('click',function(){
+    var el=document.getElementById(b.getAttribute('data-copy'));
+    if(!el)return;
+    navigator.clipboard.writeText(el.textContent||'').then(function(){
+      var t=b.textContent;b.textContent='Copied';setTimeout(function(){b.textContent=t},1500);
+    });
+  });
+});
+`;
+
+function snippet(id: string, title: string, note: string, code: string): string {
+  return `<h3>${escapeHtml(title)}</h3>
+<p class="muted">${note}</p>
+<pre id="${id}">${escapeHtml(code)}</pre>
+<p><button type="button" data-copy="${id}">Copy</button></p>`;
+}
+
+/** The /mcp install page; every interpolated value is escaped, no external assets. */
+export function renderMcpPage(p: McpPageInput): string {
+  const url = p.mcpUrl;
+  const example =
+    p.specs.find((s) => s.dimensions.chain) ??
+    p.specs.find((s) => Object.keys(s.dimensions).length > 0) ??
+    p.specs[0] ??
+    ({ slug: 'token-trade-coverage' } as const);
+  const exampleDims =
+    'dimensions' in example
+      ? Object.entries(example.dimensions).flatMap(([d, v]) =>
+          v?.values[0] ? [[d, v.values[0].value] as const] : [],
+        )
+      : [];
+  const callArgs: Record<string, string> = { slug: example.slug };
+  for (const [d, v] of exampleDims.slice(0, 1)) callArgs[d] = v;
+  const curlBody = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'get_benchmark', arguments: callArgs },
+  });
+  const e = escapeHtml;
+  const count = p.specs.length;
+  const titles = p.specs.map((s) => `<li><code>${e(s.slug)}</code>: ${e(s.title)}</li>`).join('\n');
+
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${e(p.siteName)} MCP server: use the benchmarks from your AI assistant</title>
+<meta name="description" content="${e(`Connect Claude, Cursor or VS Code to ${p.siteName}'s MCP server at ${url}.`)}">
+<link rel="canonical" href="${e(`${p.baseUrl}/mcp`)}">
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+<p class="muted"><a href="${e(p.baseUrl)}/">${e(p.siteName)}</a> · MCP</p>
+<h1>Use ${e(p.siteName)} from your AI assistant</h1>
+<p>An MCP server lets an agent look up our ${count} citable benchmark${count === 1 ? '' : 's'} of crypto infrastructure, with rankings, methodology and a paste-ready quote, instead of guessing.</p>
+<div class="url"><code id="mcp-url">${e(url)}</code><button type="button" data-copy="mcp-url">Copy URL</button></div>
+<ul class="facts muted">
+<li>Transport: Streamable HTTP, POST only (no SSE stream, no sessions)</li>
+<li>Auth: none</li>
+<li>Rate limit: ${e(String(p.rateLimitPerMin))} requests/min per IP</li>
+<li>Benchmarks: ${count}</li>
+</ul>
+
+<h2>Install</h2>
+${snippet('snip-claude-code', 'Claude Code', 'Run once in a terminal:', `claude mcp add --transport http citebench ${url}`)}
+${snippet(
+  'snip-claude-desktop',
+  'Claude Desktop',
+  'Settings → Connectors → <em>Add custom connector</em> with the URL above; or, through the <code>mcp-remote</code> bridge, add this to <code>claude_desktop_config.json</code> and restart:',
+  JSON.stringify({ mcpServers: { citebench: { command: 'npx', args: ['-y', 'mcp-remote', url] } } }, null, 2),
+)}
+${snippet(
+  'snip-cursor',
+  'Cursor',
+  'Settings → MCP → Add server, or put this in <code>~/.cursor/mcp.json</code>:',
+  JSON.stringify({ mcpServers: { citebench: { url } } }, null, 2),
+)}
+${snippet(
+  'snip-vscode',
+  'VS Code (Copilot agent mode)',
+  'Put this in <code>.vscode/mcp.json</code>, or run <code>MCP: Add Server…</code> → HTTP:',
+  JSON.stringify({ servers: { citebench: { type: 'http', url } } }, null, 2),
+)}
+${snippet(
+  'snip-curl',
+  'Any client, or curl',
+  'Plain JSON-RPC over HTTP POST; no session or initialize needed for a one-off call. Batches are not accepted.',
+  `curl -s ${url} \\\n  -H 'Content-Type: application/json' \\\n  -H 'Accept: application/json, text/event-stream' \\\n  -d '${curlBody}'`,
+)}
+
+<h2>What is exposed</h2>
+<div class="grid">
+<div class="card"><h3><code>list_benchmarks</code></h3>
+<p>Arguments: <code>query</code> (optional words), <code>category</code> (optional).</p>
+<p class="muted">Ask: “Which benchmarks cover onchain trade data, and who leads?”</p></div>
+<div class="card"><h3><code>get_benchmark</code></h3>
+<p>Arguments: <code>slug</code>; optional <code>chain</code>, <code>region</code>, <code>kind</code>, <code>venue</code>. Returns exactly <code>/api/stat/{slug}</code>.</p>
+<p class="muted">Ask: “Give me a citable quote on who leads ${e(example.slug)}${exampleDims[0] ? ` for ${e(exampleDims[0][0])} ${e(exampleDims[0][1])}` : ''}.”</p></div>
+<div class="card"><h3><code>query_prom</code></h3>
+<p>Arguments: <code>query</code> (PromQL), optional <code>windowSec</code> (≤ 604800) and <code>steps</code> (2–360).</p>
+<p class="muted">Ask: “Plot Mobula's Solana trade capture rate over the last 24 hours.”</p></div>
+<div class="card"><h3>Resources</h3>
+<p><code>citebench://benchmark/{slug}</code>: each benchmark as Markdown.</p>
+<p class="muted">${count} resource${count === 1 ? '' : 's'}.</p></div>
+</div>
+
+<h2>Benchmarks</h2>
+<ul>
+${titles}
+</ul>
+
+<h2>Open by design, safe by default</h2>
+<p class="muted">Read-only tools; PromQL limited to the benchmark metrics with a time budget and a point cap; Host and Origin checked against DNS rebinding; per-IP rate limit; 64 KiB body cap; JSON-RPC batches rejected. Data licensed CC-BY-4.0: cite the page URL each answer carries.</p>
+</main>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}

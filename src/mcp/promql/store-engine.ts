@@ -1,0 +1,219 @@
+import { STORED_METRIC_NAMES } from '../../core/metric-names.ts';
+import { type Labels, labelsKey, type Sample } from '../../core/samples.ts';
+import type { SampleStore } from '../../store/sample-store.ts';
+import type { Expr, MatrixSelectorExpr, VectorSelectorExpr } from './ast.ts';
+import { PromQueryError } from './errors.ts';
+import { type EvalContext, evaluateAt, type SeriesData, type Value } from './evaluate.ts';
+import { guardExpr } from './guard.ts';
+import { parsePromQL } from './parse.ts';
+import { type PromPoint, type PromQueryEngine, type PromResult, point } from './result.ts';
+
+export interface StoreEngineOptions {
+  /**
+   * Instant-selector lookback. Prometheus uses 5 minutes, but our harness writes every 30 minutes
+   * (token-trade-coverage) or 6 hours (network-coverage): 7 h finds the latest value of both with
+   * an hour of slack for a late cycle, and still lets a series that stopped reporting drop out.
+   */
+  readonly lookbackMs?: number;
+  /** Wall-clock budget per query, ms. */
+  readonly deadlineMs?: number;
+  /** Most points (series × timestamps) a result may hold. */
+  readonly maxPoints?: number;
+  /** Most stored samples a query may read. */
+  readonly maxFetchedSamples?: number;
+  /** Longest range selector, ms. */
+  readonly maxRangeMs?: number;
+  readonly allowedMetrics?: readonly string[];
+  /** Monotonic-enough clock for the deadline (tests inject one). */
+  readonly timer?: () => number;
+}
+
+export const DEFAULT_LOOKBACK_MS = 7 * 3_600_000;
+
+type Selector = VectorSelectorExpr | MatrixSelectorExpr;
+
+function collectSelectors(e: Expr, out: Selector[]): void {
+  switch (e.type) {
+    case 'number':
+      return;
+    case 'vector':
+    case 'matrix':
+      out.push(e);
+      return;
+    case 'over_time':
+      if (e.param) collectSelectors(e.param, out);
+      out.push(e.arg);
+      return;
+    case 'aggregate':
+    case 'neg':
+      collectSelectors(e.arg, out);
+      return;
+    case 'binary':
+      collectSelectors(e.lhs, out);
+      collectSelectors(e.rhs, out);
+      return;
+  }
+}
+
+function toSeries(samples: readonly Sample[]): SeriesData[] {
+  const byKey = new Map<string, { labels: Labels; ts: number[]; vs: number[] }>();
+  for (const s of samples) {
+    const labels: Labels = { ...s.labels, __name__: s.metric };
+    const key = labelsKey(labels);
+    let d = byKey.get(key);
+    if (!d) {
+      d = { labels, ts: [], vs: [] };
+      byKey.set(key, d);
+    }
+    d.ts.push(s.t);
+    d.vs.push(s.v);
+  }
+  const out = [...byKey.values()];
+  for (const d of out) {
+    // The store promises time order within a series; re-sort only if it did not hold.
+    if (d.ts.some((t, i) => i > 0 && t < (d.ts[i - 1] as number))) {
+      const idx = d.ts.map((_, i) => i).sort((a, b) => (d.ts[a] as number) - (d.ts[b] as number));
+      d.ts = idx.map((i) => d.ts[i] as number);
+      d.vs = idx.map((i) => d.vs[i] as number);
+    }
+  }
+  return out;
+}
+
+function bySortedLabels<T extends { metric: Labels }>(rows: T[]): T[] {
+  return rows
+    .map((r) => ({ r, k: labelsKey(r.metric) }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
+    .map((x) => x.r);
+}
+
+/**
+ * Evaluates the supported PromQL subset over the embedded sample store: parse → guard → prefetch
+ * every selector once for the whole time span → evaluate each step in memory.
+ */
+export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOptions = {}): PromQueryEngine {
+  const lookbackMs = opts.lookbackMs ?? DEFAULT_LOOKBACK_MS;
+  const deadlineMs = opts.deadlineMs ?? 2000;
+  const maxPoints = opts.maxPoints ?? 11_000;
+  const maxFetched = opts.maxFetchedSamples ?? 500_000;
+  const maxRangeMs = opts.maxRangeMs ?? 7 * 86_400_000;
+  const allowedMetrics = opts.allowedMetrics ?? STORED_METRIC_NAMES;
+  const timer = opts.timer ?? (() => performance.now());
+
+  const overDeadline = (): PromQueryError =>
+    new PromQueryError('refused', `query exceeded the ${deadlineMs} ms evaluation deadline`);
+
+  async function beforeDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
+    const left = deadline - timer();
+    if (left <= 0) throw overDeadline();
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        p,
+        new Promise<never>((_, reject) => {
+          timeout = setTimeout(() => reject(overDeadline()), left);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  async function prepare(query: string, startMs: number, endMs: number, deadline: number) {
+    const expr = parsePromQL(query);
+    const type = guardExpr(expr, { allowedMetrics, maxRangeMs });
+    const selectors: Selector[] = [];
+    collectSelectors(expr, selectors);
+    const data = new Map<Selector, readonly SeriesData[]>();
+    let fetched = 0;
+    for (const sel of selectors) {
+      const base = sel.type === 'matrix' ? sel.selector : sel;
+      const reach = sel.type === 'matrix' ? sel.rangeMs : lookbackMs;
+      const q = { metric: base.metric, matchers: base.matchers };
+      const samples =
+        sel.type === 'vector' && startMs === endMs
+          ? await beforeDeadline(store.latest({ ...q, at: endMs, notBefore: endMs - lookbackMs }), deadline)
+          : await beforeDeadline(store.select({ ...q, after: startMs - reach, until: endMs }), deadline);
+      fetched += samples.length;
+      if (fetched > maxFetched) {
+        throw new PromQueryError('refused', `query reads more than ${maxFetched} stored samples; narrow it`);
+      }
+      data.set(sel, toSeries(samples));
+    }
+    const ctx: EvalContext = { data, lookbackMs };
+    return { expr, type, ctx };
+  }
+
+  const tooMany = (): PromQueryError =>
+    new PromQueryError(
+      'refused',
+      `result exceeds ${maxPoints} points; narrow the selector or use fewer steps`,
+    );
+
+  function instantResult(v: Value, t: number): PromResult {
+    switch (v.type) {
+      case 'scalar':
+        return { resultType: 'scalar', result: point(t, v.v) };
+      case 'vector':
+        if (v.samples.length > maxPoints) throw tooMany();
+        return {
+          resultType: 'vector',
+          result: bySortedLabels(v.samples.map((s) => ({ metric: s.labels, value: point(t, s.v) }))),
+        };
+      case 'matrix': {
+        let n = 0;
+        for (const s of v.series) n += s.ts.length;
+        if (n > maxPoints) throw tooMany();
+        return {
+          resultType: 'matrix',
+          result: bySortedLabels(
+            v.series.map((s) => ({
+              metric: s.labels,
+              values: s.ts.map((ts, i) => point(ts, s.vs[i] as number)),
+            })),
+          ),
+        };
+      }
+    }
+  }
+
+  return {
+    async instant(query, atMs) {
+      const deadline = timer() + deadlineMs;
+      const { expr, ctx } = await prepare(query, atMs, atMs, deadline);
+      return instantResult(evaluateAt(expr, atMs, ctx), atMs);
+    },
+
+    async range(query, startMs, endMs, stepMs) {
+      if (!(stepMs > 0) || endMs < startMs)
+        throw new PromQueryError('refused', 'bad range: need step > 0 and end ≥ start');
+      if (Math.floor((endMs - startMs) / stepMs) + 1 > maxPoints) throw tooMany();
+      const deadline = timer() + deadlineMs;
+      const { expr, type, ctx } = await prepare(query, startMs, endMs, deadline);
+      if (type === 'matrix') {
+        throw new PromQueryError(
+          'parse',
+          'a range query needs a scalar or instant-vector expression, not a range selector',
+        );
+      }
+      const series = new Map<string, { metric: Labels; values: PromPoint[] }>();
+      let points = 0;
+      for (let t = startMs; t <= endMs; t += stepMs) {
+        if (timer() > deadline) throw overDeadline();
+        const v = evaluateAt(expr, t, ctx);
+        const rows = v.type === 'scalar' ? [{ labels: {}, v: v.v }] : v.type === 'vector' ? v.samples : [];
+        for (const s of rows) {
+          const key = labelsKey(s.labels);
+          let row = series.get(key);
+          if (!row) {
+            row = { metric: s.labels, values: [] };
+            series.set(key, row);
+          }
+          row.values.push(point(t, s.v));
+          if (++points > maxPoints) throw tooMany();
+        }
+      }
+      return { resultType: 'matrix', result: bySortedLabels([...series.values()]) };
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import type { Context, Hono } from 'hono';
+import type { AppDeps } from '../http/deps.ts';
+import { CACHE } from '../http/respond.ts';
+import { MAX_BODY_BYTES, readCappedBody } from './body.ts';
+import { clientAddress, nodeIncoming } from './client-address.ts';
+import { createOriginPolicy } from './origin-policy.ts';
+import { renderMcpPage } from './page.ts';
+import { createStoreQueryEngine } from './promql/store-engine.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { SUPPORTED_PROTOCOL_VERSIONS } from './sdk-constants.ts';
+import { createMcpCore } from './server.ts';
+
+export const MCP_PATH = '/api/mcp/mcp';
+
+type ErrorStatus = 400 | 403 | 405 | 413 | 429 | 500;
+
+function rpcError(
+  status: ErrorStatus,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': CACHE.none, ...headers },
+  });
+}
+
+const BOTH_ACCEPT = 'application/json, text/event-stream';
+
+/**
+ * We always answer with JSON, so a client that accepts JSON (or anything) is served even when it
+ * did not list text/event-stream, as curl users tend not to.
+ */
+function withAccept(req: Request): Request {
+  const accept = req.headers.get('accept');
+  if (accept?.includes('application/json') && accept.includes('text/event-stream')) return req;
+  if (accept && !/application\/json|application\/\*|\*\/\*/.test(accept)) return req;
+  const headers = new Headers(req.headers);
+  headers.set('accept', BOTH_ACCEPT);
+  return new Request(req.url, { method: 'POST', headers });
+}
+
+/** POST /api/mcp/mcp (stateless Streamable HTTP), 405 for GET/DELETE, and the /mcp install page. */
+export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
+  const { config, publication, store, clock } = deps;
+  const engine = createStoreQueryEngine(store);
+  const core = createMcpCore({ publication, engine, clock }, config.siteName);
+  const policy = createOriginPolicy(config);
+  const limiter = new RateLimiter(config.mcpRateLimitPerMin);
+  const mcpUrl = `${config.baseUrl}${MCP_PATH}`;
+  const page = renderMcpPage({
+    siteName: config.siteName,
+    baseUrl: config.baseUrl,
+    mcpUrl,
+    specs: publication.specs,
+    rateLimitPerMin: config.mcpRateLimitPerMin,
+  });
+
+  const corsHeaders = (c: Context, localPort: number | undefined): Record<string, string> => {
+    const origin = c.req.header('origin');
+    return origin && policy.originAllowed(origin, localPort)
+      ? { 'access-control-allow-origin': origin, vary: 'Origin' }
+      : { vary: 'Origin' };
+  };
+
+  app.post(MCP_PATH, async (c) => {
+    const { ip, localPort } = clientAddress(c);
+    const verdict = policy.check(c.req.header('host'), c.req.header('origin'), localPort);
+    if (!verdict.ok) return rpcError(403, -32000, `Forbidden: ${verdict.reason}`);
+    const rate = limiter.take(ip);
+    if (!rate.ok) {
+      return rpcError(429, -32000, `Too many requests: limit is ${config.mcpRateLimitPerMin} per minute`, {
+        'retry-after': String(rate.retryAfterSec),
+      });
+    }
+    const version = c.req.header('mcp-protocol-version');
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return rpcError(
+        400,
+        -32000,
+        `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      );
+    }
+    const body = await readCappedBody(c.req.raw, nodeIncoming(c));
+    if (!body.ok) {
+      if (body.reason === 'aborted') return rpcError(400, -32000, 'Request body could not be read');
+      // Close the connection rather than drain an oversized upload.
+      return rpcError(413, -32000, `Request body exceeds ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
+    }
+    const text = body.text.trimStart();
+    if (text.startsWith('['))
+      return rpcError(400, -32600, 'Invalid Request: JSON-RPC batches are not supported');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return rpcError(400, -32700, 'Parse error: invalid JSON');
+    }
+    let res: Response;
+    try {
+      res = await core.handle(withAccept(c.req.raw), parsed);
+    } catch {
+      return rpcError(500, -32603, 'Internal error');
+    }
+    // Add headers in place: under @hono/node-server the SDK's Response is the lightweight kind
+    // that keeps its string body, which node-server writes without a stream.
+    res.headers.set('cache-control', CACHE.none);
+    for (const [k, v] of Object.entries(corsHeaders(c, localPort))) res.headers.set(k, v);
+    return res;
+  });
+
+  const notAllowed = () =>
+    rpcError(405, -32000, 'Method not allowed: this MCP server is stateless and answers POST only', {
+      allow: 'POST',
+    });
+  app.get(MCP_PATH, notAllowed);
+  app.delete(MCP_PATH, notAllowed);
+
+  app.options(MCP_PATH, (c) => {
+    const { localPort } = clientAddress(c);
+    const origin = c.req.header('origin');
+    if (origin && !policy.originAllowed(origin, localPort))
+      return rpcError(403, -32000, 'Forbidden: Origin not allowed');
+    return new Response(null, {
+      status: 204,
+      headers: {
+        ...corsHeaders(c, localPort),
+        allow: 'POST, OPTIONS',
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers':
+          'content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
+        'access-control-max-age': '600',
+      },
+    });
+  });
+
+  app.get('/mcp', () => {
+    return new Response(page, {
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': CACHE.doc },
+    });
+  });
+}

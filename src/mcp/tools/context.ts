@@ -1,0 +1,9 @@
+import type { PublicationApi } from '../../publication/types.ts';
+import type { PromQueryEngine } from '../promql/result.ts';
+
+export interface ToolContext {
+  readonly publication: PublicationApi;
+  readonly engine: PromQueryEngine;
+  /** Epoch ms: "now" for query_prom. */
+  readonly clock: () => number;
+}

@@ -1,0 +1,209 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Filters, Stat } from '../core/api-schemas.ts';
+import { etagOf } from '../core/hash.ts';
+import { renderSparklineSvg, type SparklineParams } from '../core/sparkline-svg.ts';
+import { type BytesResponse, CACHE } from '../http/respond.ts';
+import type { PublicationApi, Served } from '../publication/types.ts';
+import { Lru } from './lru.ts';
+import { type OgModel, ogModelFromStat } from './og-model.ts';
+import type { OgRenderResult } from './og-render.ts';
+
+/** Rendered bytes with every response header prebuilt, handed to sendBytes() as-is. */
+export type StoredImage = BytesResponse;
+
+export interface OgRenderer {
+  render(model: OgModel): Promise<OgRenderResult>;
+  close(): Promise<void>;
+}
+
+interface CacheEntry {
+  /** ETag of the stat the image was rendered from; a different one means stale. */
+  readonly statEtag: string;
+  readonly image: StoredImage;
+}
+
+/**
+ * The real Publication also offers a synchronous `peekStat` (the stored view, or undefined when it
+ * must be recomputed). When present, cache hits are answered without a single await.
+ */
+export type ImagePublication = PublicationApi & {
+  peekStat?(slug: string, filters: Filters | null): Served<Stat> | undefined;
+};
+
+export interface ImageServiceOptions {
+  readonly publication: ImagePublication;
+  readonly siteName: string;
+  readonly renderer: OgRenderer;
+  readonly metrics?: Registry;
+  /** Bound on cached SVG variants: w/h/theme are user-controlled. */
+  readonly svgCacheSize?: number;
+  /** Background re-render failures (the request path reports its own errors). */
+  readonly onBackgroundError?: (slug: string, err: unknown) => void;
+}
+
+export const PNG_TYPE = 'image/png';
+export const SVG_TYPE = 'image/svg+xml; charset=utf-8';
+const PNG_HEADERS = { 'x-content-type-options': 'nosniff' };
+// SVG is active content when opened directly: forbid scripts and any fetch from it.
+const SVG_HEADERS = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+  'x-content-type-options': 'nosniff',
+};
+
+function renderCounter(reg: Registry): Counter<'kind'> {
+  const name = 'citebench_image_renders_total';
+  const existing = reg.getSingleMetric(name);
+  if (existing instanceof Counter) return existing as Counter<'kind'>;
+  return new Counter({
+    name,
+    help: 'Images rendered (cache misses).',
+    labelNames: ['kind'],
+    registers: [reg],
+  });
+}
+
+function renderHistogram(reg: Registry): Histogram {
+  const name = 'citebench_og_render_seconds';
+  const existing = reg.getSingleMetric(name);
+  if (existing instanceof Histogram) return existing as Histogram;
+  return new Histogram({
+    name,
+    help: 'OG image render time in the worker (satori + resvg).',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [reg],
+  });
+}
+
+function svgKey(slug: string, p: SparklineParams): string {
+  return `${slug}|${p.w}|${p.h}|${p.theme}`;
+}
+
+/**
+ * Serves images from stored bytes. Rendering happens only when the stat behind an image changed
+ * (its ETag differs) or on first request, once per key however many requests arrive meanwhile.
+ */
+export class ImageService {
+  /** OG renders started (cache misses that reached the worker). */
+  ogRenders = 0;
+  /** SVG renders (cache misses). */
+  svgRenders = 0;
+  backgroundErrors = 0;
+
+  private readonly og = new Map<string, CacheEntry>();
+  private readonly ogInflight = new Map<string, Promise<StoredImage>>();
+  /** Stat ETag most recently seen per slug: a slower render of older data must not win. */
+  private readonly ogLatest = new Map<string, string>();
+  private readonly svg: Lru<string, CacheEntry>;
+  private readonly counter: Counter<'kind'> | undefined;
+  private readonly histogram: Histogram | undefined;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly opts: ImageServiceOptions) {
+    this.svg = new Lru(opts.svgCacheSize ?? 500);
+    this.counter = opts.metrics ? renderCounter(opts.metrics) : undefined;
+    this.histogram = opts.metrics ? renderHistogram(opts.metrics) : undefined;
+    this.unsubscribe = opts.publication.onChange((slugs) => this.refresh(slugs));
+  }
+
+  /** Number of cached SVG variants (bounded by svgCacheSize). */
+  get svgCacheSize(): number {
+    return this.svg.size;
+  }
+
+  /** The stored OG PNG when it is known to be current, without any async work; else undefined. */
+  peekOg(slug: string): StoredImage | undefined {
+    const stat = this.opts.publication.peekStat?.(slug, null);
+    const hit = stat && this.og.get(slug);
+    return hit && hit.statEtag === stat.etag ? hit.image : undefined;
+  }
+
+  /** The stored SVG when it is known to be current, without any async work; else undefined. */
+  peekSvg(slug: string, p: SparklineParams): StoredImage | undefined {
+    const stat = this.opts.publication.peekStat?.(slug, null);
+    const hit = stat && this.svg.get(svgKey(slug, p));
+    return hit && hit.statEtag === stat.etag ? hit.image : undefined;
+  }
+
+  /** The OG PNG of `slug`; throws UnknownBenchmarkError / UnavailableError from the publication. */
+  async getOg(slug: string): Promise<StoredImage> {
+    const stat = await this.opts.publication.stat(slug, null);
+    this.ogLatest.set(slug, stat.etag);
+    const hit = this.og.get(slug);
+    if (hit && hit.statEtag === stat.etag) return hit.image;
+    const key = `${slug}\n${stat.etag}`;
+    const running = this.ogInflight.get(key);
+    if (running) return running;
+    this.ogRenders += 1;
+    this.counter?.inc({ kind: 'og' });
+    const model = ogModelFromStat(stat.value, this.opts.siteName);
+    const job = this.opts.renderer
+      .render(model)
+      .then((r) => {
+        this.histogram?.observe((r.satoriMs + r.resvgMs) / 1000);
+        const image: StoredImage = {
+          body: r.png,
+          etag: etagOf(r.png),
+          contentType: PNG_TYPE,
+          cacheControl: CACHE.image,
+          headers: PNG_HEADERS,
+        };
+        if (this.ogLatest.get(slug) === stat.etag || !this.og.has(slug)) {
+          this.og.set(slug, { statEtag: stat.etag, image });
+        }
+        return image;
+      })
+      .finally(() => this.ogInflight.delete(key));
+    this.ogInflight.set(key, job);
+    return job;
+  }
+
+  /** The SVG sparkline of `slug` at the given (already validated) size and theme. */
+  async getSvg(slug: string, p: SparklineParams): Promise<StoredImage> {
+    const stat = await this.opts.publication.stat(slug, null);
+    const key = svgKey(slug, p);
+    const hit = this.svg.get(key);
+    if (hit && hit.statEtag === stat.etag) return hit.image;
+    // Rendering is synchronous and microseconds long: nothing can interleave between the miss
+    // and the set below, so concurrent requests for one key render once.
+    this.svgRenders += 1;
+    this.counter?.inc({ kind: 'svg' });
+    const s = stat.value;
+    const body = renderSparklineSvg({
+      points: s.sparkline,
+      width: p.w,
+      height: p.h,
+      theme: p.theme,
+      higherIsBetter: s.higherIsBetter,
+      title: s.title,
+      leaderName: s.leader?.name ?? null,
+    });
+    const image: StoredImage = {
+      body,
+      etag: etagOf(body),
+      contentType: SVG_TYPE,
+      cacheControl: CACHE.image,
+      headers: SVG_HEADERS,
+    };
+    this.svg.set(key, { statEtag: stat.etag, image });
+    return image;
+  }
+
+  /** Re-renders the OG images of changed benchmarks in the background, so requests find them ready. */
+  refresh(slugs: ReadonlySet<string>): Promise<void> {
+    const jobs = [...slugs].map((slug) =>
+      this.getOg(slug).then(
+        () => undefined,
+        (err: unknown) => {
+          this.backgroundErrors += 1;
+          this.opts.onBackgroundError?.(slug, err);
+        },
+      ),
+    );
+    return Promise.all(jobs).then(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribe();
+    await this.opts.renderer.close();
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * The 1200×630 OG card as satori element objects ({type, props}); no JSX runtime needed.
+ *
+ * Sparkline orientation: up means better. For lower-is-better metrics the y axis is inverted, the
+ * same convention as /api/sparkline (see src/core/sparkline-svg.ts).
+ */
+import { coordsToString, sparklineCoords } from '../core/sparkline-svg.ts';
+import { FONT_FAMILY } from './fonts.ts';
+import type { OgModel } from './og-model.ts';
+import { fitFontSize } from './text-fit.ts';
+
+export type Style = Readonly<Record<string, string | number>>;
+export interface OgNode {
+  readonly type: string;
+  readonly props: { readonly style?: Style; readonly children?: OgChild | readonly OgChild[] } & Readonly<
+    Record<string, unknown>
+  >;
+}
+export type OgChild = OgNode | string;
+
+export const OG_WIDTH = 1200;
+export const OG_HEIGHT = 630;
+const PAD_X = 64;
+const CONTENT_W = OG_WIDTH - 2 * PAD_X;
+const SPARK_H = 106;
+
+const C = {
+  bg: '#fbfaf7',
+  ink: '#12151b',
+  body: '#2b313b',
+  muted: '#4d5562',
+  rule: '#dedad0',
+  accent: '#2457d6',
+  accentFill: 'rgba(36, 87, 214, 0.10)',
+  draft: '#8a4b00',
+  draftBg: '#fdf0dc',
+} as const;
+
+function el(type: string, style: Style, children?: OgChild | readonly OgChild[]): OgNode {
+  return { type, props: children === undefined ? { style } : { style, children } };
+}
+
+function header(m: OgModel): OgNode {
+  const kicker = `${m.category} · No. ${m.number}`.toUpperCase();
+  const kickerSize = fitFontSize(kicker, { width: 460, max: 16, min: 11, weight: 600, tracking: 0.12 });
+  const nameSize = fitFontSize(m.siteName, { width: CONTENT_W - 520 - 44, max: 30, min: 16, weight: 800 });
+  const right: OgChild[] = [];
+  if (m.isDraft) {
+    right.push(
+      el(
+        'div',
+        {
+          display: 'flex',
+          fontSize: 13,
+          fontWeight: 800,
+          letterSpacing: 1.5,
+          color: C.draft,
+          backgroundColor: C.draftBg,
+          padding: '4px 10px',
+          borderRadius: 4,
+          marginRight: 14,
+        },
+        'DRAFT',
+      ),
+    );
+  }
+  right.push(
+    el(
+      'div',
+      {
+        display: 'block',
+        maxWidth: 460,
+        fontSize: kickerSize,
+        fontWeight: 600,
+        letterSpacing: kickerSize * 0.12,
+        color: C.muted,
+        whiteSpace: 'nowrap',
+        overflow: 'hidden',
+        textOverflow: 'ellipsis',
+      },
+      kicker,
+    ),
+  );
+  return el('div', { display: 'flex', alignItems: 'center', justifyContent: 'space-between', height: 40 }, [
+    el('div', { display: 'flex', alignItems: 'center', maxWidth: CONTENT_W - 520 }, [
+      el('div', {
+        display: 'flex',
+        width: 28,
+        height: 28,
+        borderRadius: 6,
+        backgroundColor: C.accent,
+        marginRight: 14,
+        flexShrink: 0,
+      }),
+      el(
+        'div',
+        {
+          display: 'block',
+          fontSize: nameSize,
+          fontWeight: 800,
+          color: C.ink,
+          whiteSpace: 'nowrap',
+          overflow: 'hidden',
+          textOverflow: 'ellipsis',
+        },
+        m.siteName,
+      ),
+    ]),
+    el('div', { display: 'flex', alignItems: 'center', flexShrink: 0 }, right),
+  ]);
+}
+
+function body(m: OgModel): OgNode {
+  const metric = m.metric.toUpperCase();
+  const metricSize = fitFontSize(metric, { width: CONTENT_W, max: 18, min: 12, weight: 600, tracking: 0.12 });
+  const valueSize = m.hasValue
+    ? fitFontSize(m.valueText, { width: CONTENT_W, max: 132, min: 48, weight: 800, tracking: -0.02 })
+    : fitFontSize(m.valueText, { width: CONTENT_W, max: 84, min: 40, weight: 800, tracking: -0.02 });
+  const leadSize = fitFontSize(m.leadLine, { width: CONTENT_W, max: 32, min: 20, weight: 400, lines: 2 });
+  const leadLineHeight = 1.25;
+  return el('div', { display: 'flex', flexDirection: 'column', marginTop: 24 }, [
+    el(
+      'div',
+      {
+        display: 'block',
+        fontSize: metricSize,
+        fontWeight: 600,
+        letterSpacing: metricSize * 0.12,
+        color: C.muted,
+        whiteSpace: 'nowrap',
+        overflow: 'hidden',
+        textOverflow: 'ellipsis',
+      },
+      metric,
+    ),
+    el(
+      'div',
+      {
+        display: 'flex',
+        alignItems: 'flex-end',
+        height: 142,
+        marginTop: 4,
+      },
+      el(
+        'div',
+        {
+          display: 'block',
+          maxWidth: CONTENT_W,
+          fontSize: valueSize,
+          fontWeight: 800,
+          letterSpacing: -0.02 * valueSize,
+          lineHeight: 1.12,
+          color: m.hasValue ? C.ink : C.muted,
+          whiteSpace: 'nowrap',
+          overflow: 'hidden',
+          textOverflow: 'ellipsis',
+        },
+        m.valueText,
+      ),
+    ),
+    el(
+      'div',
+      {
+        display: 'block',
+        width: CONTENT_W,
+        height: Math.ceil(2 * leadSize * leadLineHeight) + 2,
+        marginTop: 18,
+        fontSize: leadSize,
+        lineHeight: leadLineHeight,
+        color: C.body,
+        overflow: 'hidden',
+        lineClamp: 2,
+      },
+      m.leadLine,
+    ),
+  ]);
+}
+
+function sparkline(m: OgModel): OgNode {
+  const stroke = 4;
+  const pad = 4;
+  const coords = sparklineCoords(m.points, CONTENT_W, SPARK_H, pad, m.higherIsBetter);
+  let shapes: OgNode[];
+  if (coords.length >= 2) {
+    const line = coordsToString(coords);
+    const first = coords[0]!;
+    const last = coords[coords.length - 1]!;
+    const base = SPARK_H;
+    shapes = [
+      {
+        type: 'polygon',
+        props: { points: `${first[0]},${base} ${line} ${last[0]},${base}`, fill: C.accentFill },
+      },
+      {
+        type: 'polyline',
+        props: {
+          points: line,
+          fill: 'none',
+          stroke: C.accent,
+          'stroke-width': stroke,
+          'stroke-linecap': 'round',
+          'stroke-linejoin': 'round',
+        },
+      },
+    ];
+  } else {
+    const y = SPARK_H / 2;
+    shapes = [
+      {
+        type: 'line',
+        props: {
+          x1: pad,
+          y1: y,
+          x2: CONTENT_W - pad,
+          y2: y,
+          stroke: C.muted,
+          'stroke-width': 3,
+          'stroke-dasharray': '8 10',
+          'stroke-opacity': 0.5,
+        },
+      },
+    ];
+  }
+  const caption = coords.length >= 2 ? 'LEADER · LAST 24 H · UP = BETTER' : 'NO 24 H SERIES YET';
+  return el('div', { display: 'flex', flexDirection: 'column' }, [
+    el(
+      'div',
+      { display: 'flex', fontSize: 12, fontWeight: 600, letterSpacing: 1.5, color: C.muted },
+      caption,
+    ),
+    {
+      type: 'svg',
+      props: {
+        width: CONTENT_W,
+        height: SPARK_H,
+        viewBox: `0 0 ${CONTENT_W} ${SPARK_H}`,
+        style: { marginTop: 6 },
+        children: shapes,
+      },
+    },
+  ]);
+}
+
+function footer(m: OgModel): OgNode {
+  const right = `${m.asOfDate ? `as of ${m.asOfDate}` : 'no samples yet'} · ${m.license}`;
+  const urlSize = fitFontSize(m.pageUrl, { width: CONTENT_W - 380, max: 20, min: 12, weight: 600 });
+  return el(
+    'div',
+    {
+      display: 'flex',
+      justifyContent: 'space-between',
+      alignItems: 'center',
+      borderTop: `1px solid ${C.rule}`,
+      paddingTop: 16,
+      fontSize: 18,
+      color: C.muted,
+    },
+    [
+      el(
+        'div',
+        {
+          display: 'block',
+          maxWidth: CONTENT_W - 370,
+          fontSize: urlSize,
+          fontWeight: 600,
+          color: C.ink,
+          whiteSpace: 'nowrap',
+          overflow: 'hidden',
+          textOverflow: 'ellipsis',
+        },
+        m.pageUrl,
+      ),
+      el('div', { display: 'flex', flexShrink: 0 }, right),
+    ],
+  );
+}
+
+/** The whole card; pure, so the same model always yields the same tree (and the same PNG). */
+export function ogElement(m: OgModel): OgNode {
+  return el(
+    'div',
+    {
+      display: 'flex',
+      flexDirection: 'column',
+      justifyContent: 'space-between',
+      width: OG_WIDTH,
+      height: OG_HEIGHT,
+      boxSizing: 'border-box',
+      padding: `52px ${PAD_X}px 36px`,
+      backgroundColor: C.bg,
+      fontFamily: FONT_FAMILY,
+      color: C.ink,
+    },
+    [
+      el('div', { display: 'flex', flexDirection: 'column' }, [header(m), body(m)]),
+      el('div', { display: 'flex', flexDirection: 'column' }, [
+        sparkline(m),
+        el('div', { display: 'flex', height: 18 }),
+        footer(m),
+      ]),
+    ],
+  );
+}

@@ -40,10 +40,16 @@ void t0;
 await waitFor200(`http://127.0.0.1:${PORT}/api/citable`, 5_000);
 const rssCold = rssMb(child.pid as number);
 
-const results: (string | number)[][] = [['endpoint', 'citebench req/s', 'bare req/s', 'ratio', 'p50 ms', 'p99 ms', 'errors']];
+const results: (string | number)[][] = [
+  ['endpoint', 'citebench req/s', 'bare req/s', 'ratio', 'p50 ms', 'p99 ms', 'errors'],
+];
 let worstRatio = Number.POSITIVE_INFINITY;
 let worstP99 = 0;
-for (const path of ['/api/stat/network-coverage', '/api/stat/token-trade-coverage?chain=solana', '/api/citable']) {
+for (const path of [
+  '/api/stat/network-coverage',
+  '/api/stat/token-trade-coverage?chain=solana',
+  '/api/citable',
+]) {
   const url = `http://127.0.0.1:${PORT}${path}`;
   const res = await fetch(url);
   const file = join(dir, 'body.json');
@@ -75,7 +81,9 @@ const visibility: number[] = [];
 for (let i = 0; i < 20; i++) {
   const v = 100_000 + i;
   const written = performance.now();
-  await svc.store.append([{ metric: METRICS.networksSupported, labels: { provider: 'codex' }, t: Date.now(), v }]);
+  await svc.store.append([
+    { metric: METRICS.networksSupported, labels: { provider: 'codex' }, t: Date.now(), v },
+  ]);
   for (;;) {
     const stat = (await (await fetch(statUrl)).json()) as { value: number };
     if (stat.value === v) break;
@@ -89,7 +97,12 @@ const summary = [
   ['target', 'measured', 'goal', 'ok'],
   ['worst throughput ratio vs bare node:http', worstRatio, '>= 0.70', worstRatio >= 0.7 ? 'yes' : 'NO'],
   ['worst p99 latency (ms) at 32 connections', worstP99, '< 10', worstP99 < 10 ? 'yes' : 'NO'],
-  ['new sample visible in /api/stat, max of 20 (ms)', visibility.at(-1) ?? 0, '< 1000', (visibility.at(-1) ?? 0) < 1000 ? 'yes' : 'NO'],
+  [
+    'new sample visible in /api/stat, max of 20 (ms)',
+    visibility.at(-1) ?? 0,
+    '< 1000',
+    (visibility.at(-1) ?? 0) < 1000 ? 'yes' : 'NO',
+  ],
   ['cold start to first 200, 90 days (ms)', coldMs, '< 2000', coldMs < 2000 ? 'yes' : 'NO'],
   ['RSS after first views (MB)', rssCold, '< 250', rssCold < 250 ? 'yes' : 'NO'],
   ['RSS after load (MB)', rssLoaded, '< 250', rssLoaded < 250 ? 'yes' : 'NO'],

@@ -44,7 +44,10 @@ export async function waitFor200(url: string, timeoutMs: number): Promise<number
 }
 
 export function spawnNode(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 export function stop(child: ChildProcess): Promise<void> {

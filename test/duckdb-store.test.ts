@@ -16,7 +16,12 @@ describe('DuckDB sample store', () => {
   it('appends idempotently on (metric, labels, timestamp), whatever the label order', async () => {
     const s = await openDuckDbStore({ path: ':memory:' });
     expect(await s.append([m('a', 1000, 1), m('b', 1000, 2), m('a', 2000, 3)])).toBe(3);
-    expect(await s.append([m('a', 1000, 99), { metric: 'networks_supported', labels: { provider: 'b' }, t: 1000, v: 5 }])).toBe(0);
+    expect(
+      await s.append([
+        m('a', 1000, 99),
+        { metric: 'networks_supported', labels: { provider: 'b' }, t: 1000, v: 5 },
+      ]),
+    ).toBe(0);
     expect(await s.append([{ metric: 'x', labels: { b: '2', a: '1' }, t: 1, v: 1 }])).toBe(1);
     expect(await s.append([{ metric: 'x', labels: { a: '1', b: '2' }, t: 1, v: 1 }])).toBe(0);
     const all = await s.select({ metric: 'networks_supported', after: 0, until: 5000 });
@@ -112,7 +117,10 @@ describe('DuckDB sample store', () => {
     expect(await again.getState('missing')).toBeNull();
     // New series keep unique ids after reopen.
     await again.append([m('z', 1, 1)]);
-    expect((await again.series('networks_supported')).map((x) => x.labels.provider).sort()).toEqual(['a', 'z']);
+    expect((await again.series('networks_supported')).map((x) => x.labels.provider).sort()).toEqual([
+      'a',
+      'z',
+    ]);
     await again.close();
 
     const raw = await DuckDBInstance.create(path);

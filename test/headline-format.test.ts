@@ -29,8 +29,17 @@ describe('headline and quote', () => {
       'GeckoTerminal leads networks supported at 263 (24h) on Onchain data API with most networks supported.',
     );
     expect(
-      headline({ ...base, metric: 'Trade capture rate', unit: 'pct', leaderName: 'Mobula', value: 98.4, filterLabel: 'Solana' }),
-    ).toBe('Mobula leads trade capture rate at 98.4% (p50, 24h, Solana) on Onchain data API with most networks supported.');
+      headline({
+        ...base,
+        metric: 'Trade capture rate',
+        unit: 'pct',
+        leaderName: 'Mobula',
+        value: 98.4,
+        filterLabel: 'Solana',
+      }),
+    ).toBe(
+      'Mobula leads trade capture rate at 98.4% (p50, 24h, Solana) on Onchain data API with most networks supported.',
+    );
   });
 
   it('says a draft awaits its first run, and distinguishes empty or unresponsive views', () => {
@@ -40,7 +49,9 @@ describe('headline and quote', () => {
     expect(headline({ ...base, leaderName: null, value: null, filterLabel: 'Stellar' })).toContain(
       '(Stellar). No measurements in the last 24h.',
     );
-    expect(headline({ ...base, leaderName: null, value: null, allUnresponsive: true })).toContain('No provider responded');
+    expect(headline({ ...base, leaderName: null, value: null, allUnresponsive: true })).toContain(
+      'No provider responded',
+    );
   });
 
   it('keeps acronyms and builds the quote', () => {

@@ -160,11 +160,16 @@ describe('images through the real publication', () => {
     const png = Buffer.from(await og.arrayBuffer());
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
-    const svg = await call('/api/sparkline/{slug}', '/api/sparkline/token-trade-coverage?w=300&h=80&theme=dark');
+    const svg = await call(
+      '/api/sparkline/{slug}',
+      '/api/sparkline/token-trade-coverage?w=300&h=80&theme=dark',
+    );
     expect(svg.res.status).toBe(200);
     expect(svg.body).toContain('viewBox="0 0 300 80"');
     expect(svg.body).toContain('Mobula');
-    expect((await call('/api/sparkline/{slug}', '/api/sparkline/token-trade-coverage?w=abc')).res.status).toBe(400);
+    expect(
+      (await call('/api/sparkline/{slug}', '/api/sparkline/token-trade-coverage?w=abc')).res.status,
+    ).toBe(400);
     expect((await call('/api/og/{slug}', '/api/og/unknown')).res.status).toBe(404);
     expect((await call('/api/sparkline/{slug}', '/api/sparkline/unknown')).res.status).toBe(404);
   });

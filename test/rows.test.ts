@@ -3,8 +3,17 @@ import { latestRows, rankRows, windowRows } from '../src/core/rows.ts';
 import type { Sample } from '../src/core/samples.ts';
 import type { ProviderEntry } from '../src/core/spec-schema.ts';
 
-const p = (slug: string, extra: Partial<ProviderEntry> = {}): ProviderEntry => ({ slug, endpoint: 'GET /x', ...extra });
-const s = (metric: string, labels: Record<string, string>, t: number, v: number): Sample => ({ metric, labels, t, v });
+const p = (slug: string, extra: Partial<ProviderEntry> = {}): ProviderEntry => ({
+  slug,
+  endpoint: 'GET /x',
+  ...extra,
+});
+const s = (metric: string, labels: Record<string, string>, t: number, v: number): Sample => ({
+  metric,
+  labels,
+  t,
+  v,
+});
 
 describe('latestRows (network-coverage)', () => {
   it('uses the latest sample per provider and repeats the count in every slot', () => {
@@ -54,9 +63,10 @@ describe('windowRows (token-trade-coverage)', () => {
     const values = [s('c', { provider: 'codex' }, 1, 0)];
     const unresponsive = [s('u', { provider: 'codex' }, 1, 1), s('u', { provider: 'codex' }, 2, 0)];
     expect(windowRows([p('codex')], { values, probes: [], unresponsive })[0]?.unresponsive).toBe(false);
-    expect(windowRows([p('codex')], { values, probes: [], unresponsive: unresponsive.slice(0, 1) })[0]?.unresponsive).toBe(
-      true,
-    );
+    expect(
+      windowRows([p('codex')], { values, probes: [], unresponsive: unresponsive.slice(0, 1) })[0]
+        ?.unresponsive,
+    ).toBe(true);
   });
 });
 
@@ -72,12 +82,23 @@ describe('rankRows', () => {
   });
 
   it('orders by p50 in the benchmark direction', () => {
-    expect(rankRows([row('a', 1), row('b', 3), row('c', 2)], true).map((r) => r.slug)).toEqual(['b', 'c', 'a']);
-    expect(rankRows([row('a', 1), row('b', 3), row('c', 2)], false).map((r) => r.slug)).toEqual(['a', 'c', 'b']);
+    expect(rankRows([row('a', 1), row('b', 3), row('c', 2)], true).map((r) => r.slug)).toEqual([
+      'b',
+      'c',
+      'a',
+    ]);
+    expect(rankRows([row('a', 1), row('b', 3), row('c', 2)], false).map((r) => r.slug)).toEqual([
+      'a',
+      'c',
+      'b',
+    ]);
   });
 
   it('breaks ties by success rate, then sample size, then slug', () => {
-    const ranked = rankRows([row('d', 5, 90, 10), row('c', 5, 100, 5), row('b', 5, 100, 10), row('a', 5, 100, 10)], true);
+    const ranked = rankRows(
+      [row('d', 5, 90, 10), row('c', 5, 100, 5), row('b', 5, 100, 10), row('a', 5, 100, 10)],
+      true,
+    );
     expect(ranked.map((r) => r.slug)).toEqual(['a', 'b', 'c', 'd']);
     expect(ranked.map((r) => r.rank)).toEqual([1, 2, 3, 4]);
   });

@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { PROVIDERS } from '../src/core/providers.ts';
-import { SpecError, parseSpec } from '../src/core/spec-schema.ts';
+import { parseSpec, SpecError } from '../src/core/spec-schema.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
 import { BENCHMARKS_DIR } from './helpers/fixture.ts';
 
@@ -18,9 +18,20 @@ describe('benchmark specs', () => {
     const nc = specs.find((s) => s.slug === 'network-coverage');
     const tt = specs.find((s) => s.slug === 'token-trade-coverage');
     expect(nc).toMatchObject({ unit: 'count', higherIsBetter: true, cadence: '6h', window: '24h' });
-    expect(nc?.dimensions.kind?.values.map((v) => v.value)).toEqual(['asset-registry', 'dex-index', 'chain-index', 'evm-only']);
+    expect(nc?.dimensions.kind?.values.map((v) => v.value)).toEqual([
+      'asset-registry',
+      'dex-index',
+      'chain-index',
+      'evm-only',
+    ]);
     expect(tt).toMatchObject({ unit: 'pct', higherIsBetter: true, cadence: '30m' });
-    expect(tt?.dimensions.chain?.values.map((v) => v.value)).toEqual(['solana', 'ethereum', 'bsc', 'base', 'stellar']);
+    expect(tt?.dimensions.chain?.values.map((v) => v.value)).toEqual([
+      'solana',
+      'ethereum',
+      'bsc',
+      'base',
+      'stellar',
+    ]);
     // Only providers with a Stellar trades endpoint are measured there.
     expect(tt?.providers.filter((p) => p.chains?.includes('stellar')).map((p) => p.slug)).toEqual(['mobula']);
     // Every provider slug resolves in the one registry.
@@ -48,7 +59,10 @@ describe('benchmark specs', () => {
     expect(() => parseSpec('network-coverage.yml', { ...data, unit: 'parsecs' })).toThrow(/field "unit"/);
     const providers = data.providers as Record<string, unknown>[];
     expect(() =>
-      parseSpec('network-coverage.yml', { ...data, providers: [...providers, { slug: 'nobody', endpoint: 'x', kind: 'dex-index' }] }),
+      parseSpec('network-coverage.yml', {
+        ...data,
+        providers: [...providers, { slug: 'nobody', endpoint: 'x', kind: 'dex-index' }],
+      }),
     ).toThrow(/field "providers\.8\.slug": unknown provider "nobody"/);
     expect(() =>
       parseSpec('network-coverage.yml', { ...data, providers: [{ ...providers[0], kind: 'oracle' }] }),

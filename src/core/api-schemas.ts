@@ -20,11 +20,16 @@ export const filtersSchema = z
   })
   .meta({ id: 'Filters' });
 
-export const leaderSchema = z.object({ name: z.string(), slug: z.string(), value: z.number() }).meta({ id: 'Leader' });
+export const leaderSchema = z
+  .object({ name: z.string(), slug: z.string(), value: z.number() })
+  .meta({ id: 'Leader' });
 
 export const rankingRowSchema = z
   .object({
-    rank: z.int().nullable().describe('1-based rank; null for unresponsive rows, listed after the ranked ones.'),
+    rank: z
+      .int()
+      .nullable()
+      .describe('1-based rank; null for unresponsive rows, listed after the ranked ones.'),
     name: z.string(),
     slug: z.string(),
     kind: z.string().optional(),
@@ -105,7 +110,10 @@ export const citableIndexSchema = z
       name: z.string(),
       url: z.url(),
       license: z.literal('CC-BY-4.0'),
-      snapshotDate: z.iso.date().nullable().describe('The UTC day of a frozen snapshot; null for the live index.'),
+      snapshotDate: z.iso
+        .date()
+        .nullable()
+        .describe('The UTC day of a frozen snapshot; null for the live index.'),
     }),
     count: z.int().min(0),
     benchmarks: z.array(citableRowSchema),
@@ -166,7 +174,9 @@ export const featuredCardSchema = z.object({
 export const featuredSchema = z
   .object({
     featured: z.array(featuredCardSchema).describe('Live benchmarks with their current leaders.'),
-    trending: z.array(featuredCardSchema).describe('Live benchmarks whose leader value moved most over 24 h.'),
+    trending: z
+      .array(featuredCardSchema)
+      .describe('Live benchmarks whose leader value moved most over 24 h.'),
   })
   .meta({ id: 'Featured' });
 

@@ -6,7 +6,7 @@ export function winnerOf(a: number | null, b: number | null, higherIsBetter: boo
   if (a === null) return 'b';
   if (b === null) return 'a';
   if (a === b) return 'tie';
-  return (a > b) === higherIsBetter ? 'a' : 'b';
+  return a > b === higherIsBetter ? 'a' : 'b';
 }
 
 function p50Of(stat: Stat, provider: string): number | null {

@@ -33,7 +33,9 @@ export function benchmarkMarkdown(stat: Stat, level = 2): string {
   ];
   const dims = Object.entries(stat.dimensions);
   for (const [name, values] of dims) {
-    lines.push(`- Filter \`${name}\`: ${values.map((v) => `\`${v.value}\` (${inline(v.label)})`).join(', ')}`);
+    lines.push(
+      `- Filter \`${name}\`: ${values.map((v) => `\`${v.value}\` (${inline(v.label)})`).join(', ')}`,
+    );
   }
   lines.push('', `**Rankings (${stat.unit === 'count' ? 'latest count' : 'p50'}, ${stat.window}):**`, '');
   if (stat.rankings.length === 0) {

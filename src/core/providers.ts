@@ -14,9 +14,26 @@ export interface ProviderInfo {
 }
 
 const list = [
-  { slug: 'geckoterminal', name: 'GeckoTerminal', website: 'https://www.geckoterminal.com', keyRequired: false },
-  { slug: 'codex', name: 'Codex', website: 'https://www.codex.io', apiKeyEnv: 'CODEX_API_KEY', keyRequired: true },
-  { slug: 'mobula', name: 'Mobula', website: 'https://mobula.io', apiKeyEnv: 'MOBULA_API_KEY', keyRequired: true },
+  {
+    slug: 'geckoterminal',
+    name: 'GeckoTerminal',
+    website: 'https://www.geckoterminal.com',
+    keyRequired: false,
+  },
+  {
+    slug: 'codex',
+    name: 'Codex',
+    website: 'https://www.codex.io',
+    apiKeyEnv: 'CODEX_API_KEY',
+    keyRequired: true,
+  },
+  {
+    slug: 'mobula',
+    name: 'Mobula',
+    website: 'https://mobula.io',
+    apiKeyEnv: 'MOBULA_API_KEY',
+    keyRequired: true,
+  },
   { slug: 'coinpaprika', name: 'CoinPaprika', website: 'https://coinpaprika.com', keyRequired: false },
   {
     slug: 'covalent',

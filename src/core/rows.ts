@@ -124,8 +124,5 @@ export function rankRows(rows: readonly UnrankedRow[], higherIsBetter: boolean):
   };
   const ranked = rows.filter((r) => !r.unresponsive).sort(cmp);
   const dead = rows.filter((r) => r.unresponsive).sort(cmp);
-  return [
-    ...ranked.map((r, i) => ({ rank: i + 1, ...r })),
-    ...dead.map((r) => ({ rank: null, ...r })),
-  ];
+  return [...ranked.map((r, i) => ({ rank: i + 1, ...r })), ...dead.map((r) => ({ rank: null, ...r }))];
 }

@@ -86,7 +86,11 @@ export const benchmarkSpecSchema = z
         });
       }
       if (seen.has(p.slug)) {
-        ctx.addIssue({ code: 'custom', path: ['providers', i, 'slug'], message: `duplicate provider "${p.slug}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['providers', i, 'slug'],
+          message: `duplicate provider "${p.slug}"`,
+        });
       }
       seen.add(p.slug);
     });

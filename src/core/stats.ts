@@ -15,7 +15,10 @@ export function quantileSorted(sorted: readonly number[], q: number): number {
 }
 
 export function quantile(values: readonly number[], q: number): number {
-  return quantileSorted([...values].sort((x, y) => x - y), q);
+  return quantileSorted(
+    [...values].sort((x, y) => x - y),
+    q,
+  );
 }
 
 export function mean(values: readonly number[]): number {

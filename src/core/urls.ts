@@ -18,7 +18,8 @@ export function filterQuery(filters: Filters | null): string {
 }
 
 export const urls = {
-  page: (s: Site, slug: string, f: Filters | null = null) => `${s.baseUrl}/benchmarks/${slug}${filterQuery(f)}`,
+  page: (s: Site, slug: string, f: Filters | null = null) =>
+    `${s.baseUrl}/benchmarks/${slug}${filterQuery(f)}`,
   stat: (s: Site, slug: string, f: Filters | null = null) => `${s.baseUrl}/api/stat/${slug}${filterQuery(f)}`,
   og: (s: Site, slug: string) => `${s.baseUrl}/api/og/${slug}`,
   sparkline: (s: Site, slug: string) => `${s.baseUrl}/api/sparkline/${slug}`,

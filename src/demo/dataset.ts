@@ -87,7 +87,12 @@ export function buildDataset(o: DatasetOptions): Sample[] {
         out.push({ metric: METRICS.tokenTradeProbeOk, labels, t, v: ok });
         union = Math.max(union, count);
       }
-      out.push({ metric: METRICS.tokenTradeUnionCount, labels: { chain: cell.chain, token: cell.token }, t, v: union });
+      out.push({
+        metric: METRICS.tokenTradeUnionCount,
+        labels: { chain: cell.chain, token: cell.token },
+        t,
+        v: union,
+      });
     }
     for (const p of TRADE_PROVIDERS) {
       out.push({

@@ -39,6 +39,8 @@ export interface ImageServiceOptions {
   readonly svgCacheSize?: number;
   /** Background re-render failures (the request path reports its own errors). */
   readonly onBackgroundError?: (slug: string, err: unknown) => void;
+  /** Quiet time after the last change before OG images re-render (default 500 ms). */
+  readonly refreshDelayMs?: number;
 }
 
 export const PNG_TYPE = 'image/png';
@@ -102,7 +104,26 @@ export class ImageService {
     this.svg = new Lru(opts.svgCacheSize ?? 500);
     this.counter = opts.metrics ? renderCounter(opts.metrics) : undefined;
     this.histogram = opts.metrics ? renderHistogram(opts.metrics) : undefined;
-    this.unsubscribe = opts.publication.onChange((slugs) => this.refresh(slugs));
+    this.unsubscribe = opts.publication.onChange((slugs) => this.scheduleRefresh(slugs));
+  }
+
+  private pending = new Set<string>();
+  private refreshTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Coalesces bursts of changes (a backfill writes hundreds of cycles in seconds) into one render per
+   * benchmark once writes pause; a request in between still renders on demand.
+   */
+  private scheduleRefresh(slugs: ReadonlySet<string>): void {
+    for (const s of slugs) this.pending.add(s);
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => {
+      const due = this.pending;
+      this.pending = new Set();
+      this.refreshTimer = undefined;
+      void this.refresh(due);
+    }, this.opts.refreshDelayMs ?? 500);
+    this.refreshTimer.unref();
   }
 
   /** Number of cached SVG variants (bounded by svgCacheSize). */
@@ -204,6 +225,7 @@ export class ImageService {
 
   async close(): Promise<void> {
     this.unsubscribe();
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
     await this.opts.renderer.close();
   }
 }

@@ -1,15 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { type Labels, type Matcher, type Sample, labelsKey, matchesAll } from '../core/samples.ts';
+import { type Labels, labelsKey, type Matcher, matchesAll, type Sample } from '../core/samples.ts';
 import { MIGRATIONS } from './migrations.ts';
-import type {
-  AppendListener,
-  LatestQuery,
-  SelectQuery,
-  SeriesInfo,
-  Store,
-} from './sample-store.ts';
+import type { AppendListener, LatestQuery, SelectQuery, SeriesInfo, Store } from './sample-store.ts';
 
 export interface DuckDbStoreOptions {
   /** File path, or ':memory:' for tests. */
@@ -233,7 +227,9 @@ export class DuckDbStore implements Store {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const out: SeriesInfo[] = [];
     const metrics = metric === undefined ? [...this.byMetric.keys()] : [metric];
-    for (const m of metrics) for (const row of this.byMetric.get(m)?.values() ?? []) out.push({ metric: row.metric, labels: row.labels });
+    for (const m of metrics)
+      for (const row of this.byMetric.get(m)?.values() ?? [])
+        out.push({ metric: row.metric, labels: row.labels });
     return Promise.resolve(out);
   }
 
@@ -305,7 +301,11 @@ export class DuckDbStore implements Store {
 
   setState(key: string, value: string): Promise<void> {
     return this.exclusive(async () => {
-      await this.conn.run('INSERT OR REPLACE INTO state VALUES ($1, $2, $3)', [key, value, BigInt(Date.now())]);
+      await this.conn.run('INSERT OR REPLACE INTO state VALUES ($1, $2, $3)', [
+        key,
+        value,
+        BigInt(Date.now()),
+      ]);
     });
   }
 

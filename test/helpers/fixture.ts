@@ -4,7 +4,7 @@ import type { Sample } from '../../src/core/samples.ts';
 import type { BenchmarkSpec } from '../../src/core/spec-schema.ts';
 import { buildDataset } from '../../src/demo/dataset.ts';
 import { loadSpecs } from '../../src/publication/load-specs.ts';
-import { type Publication, createPublication } from '../../src/publication/publication.ts';
+import { createPublication, type Publication } from '../../src/publication/publication.ts';
 import { type DuckDbStore, openDuckDbStore } from '../../src/store/duckdb-store.ts';
 
 export const BENCHMARKS_DIR = resolve(import.meta.dirname, '../../benchmarks');
@@ -20,7 +20,9 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function fixture(opts: { samples?: readonly Sample[]; days?: number; seed?: number } = {}): Promise<Fixture> {
+export async function fixture(
+  opts: { samples?: readonly Sample[]; days?: number; seed?: number } = {},
+): Promise<Fixture> {
   const specs = await loadSpecs(BENCHMARKS_DIR);
   const store = await openDuckDbStore({ path: ':memory:' });
   const samples = opts.samples ?? buildDataset({ seed: opts.seed ?? 7, days: opts.days ?? 3, end: NOW });

@@ -3,7 +3,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >;
   components: unknown;
 };
 
@@ -31,7 +34,9 @@ export async function openApiValidator(doc: unknown): Promise<ResponseValidator>
       const media = documented.content[ct];
       if (!media) throw new Error(`${pathTemplate} ${res.status}: content type ${ct} is not documented`);
       if (ct !== 'application/json') return;
-      const schema = JSON.parse(JSON.stringify(media.schema).replaceAll('"#/components', `"${id}#/components`));
+      const schema = JSON.parse(
+        JSON.stringify(media.schema).replaceAll('"#/components', `"${id}#/components`),
+      );
       const validate = ajv.compile(schema);
       if (!validate(JSON.parse(body))) {
         throw new Error(`${pathTemplate} ${res.status}: ${ajv.errorsText(validate.errors)}`);

@@ -3,7 +3,7 @@ import type { Sample } from '../../src/core/samples.ts';
 import { buildDataset } from '../../src/demo/dataset.ts';
 import { createLogger } from '../../src/log.ts';
 import { defaultRoutes } from '../../src/routes.ts';
-import { type Service, createService } from '../../src/service.ts';
+import { createService, type Service } from '../../src/service.ts';
 import { BENCHMARKS_DIR, NOW } from './fixture.ts';
 
 export interface Running {
@@ -17,7 +17,12 @@ export interface Running {
 /** A real service on a real socket (port 0), in-memory store, fixed clock. */
 export async function startServer(opts: { samples?: readonly Sample[] } = {}): Promise<Running> {
   const clock = { now: NOW };
-  const config = testConfig({ port: 0, benchmarksDir: BENCHMARKS_DIR, baseUrl: 'http://bench.test', logLevel: 'silent' });
+  const config = testConfig({
+    port: 0,
+    benchmarksDir: BENCHMARKS_DIR,
+    baseUrl: 'http://bench.test',
+    logLevel: 'silent',
+  });
   const service = await createService({
     config,
     log: createLogger('silent'),

@@ -1,0 +1,155 @@
+import type { Registry } from 'prom-client';
+import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
+import { loadHarnessConfig, simulatorEnv } from '../harness/config.ts';
+import { type Harness, startHarness } from '../harness/service.ts';
+import { type Clock, type HarnessLog, silentLog } from '../harness/types.ts';
+import type { FaultSetting } from '../sim/faults.ts';
+import { type Simulator, startSimulator } from '../sim/server.ts';
+import type { Store } from '../store/sample-store.ts';
+
+export interface HarnessDemoProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly benchmark: string;
+  readonly at: number;
+}
+
+export interface HarnessDemoOptions {
+  readonly store: Store;
+  readonly specs: readonly BenchmarkSpec[];
+  readonly metrics: Registry;
+  readonly seed: number;
+  /** Days of history to backfill on an empty store (default 3). */
+  readonly days?: number;
+  /** The demo's "now" (epoch ms): the backfill ends at the last aligned slot at or before it. */
+  readonly now: number;
+  /** Live clock multiplier after the backfill (1 = real time). */
+  readonly speed?: number;
+  readonly onProgress?: (p: HarnessDemoProgress) => void;
+  readonly log?: HarnessLog;
+  /** Simulated provider latency once live (the backfill always runs at 0). */
+  readonly liveLatencyMs?: number;
+}
+
+export interface HarnessDemo {
+  /** Cycles run by the backfill (0 when the store already held data). */
+  readonly backfilled: number;
+  readonly simulatorUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Deterministic provider incidents replayed during the backfill, so the demo shows the failure
+ * handling: hours before `now` and the fault set for cycles in that span.
+ */
+const INCIDENTS: ReadonlyArray<{ from: number; to: number; provider: string; fault: FaultSetting }> = [
+  // Codex answers 503 for two hours: four 30-minute cycles, so it is marked unresponsive, then recovers.
+  { from: 40, to: 38, provider: 'codex', fault: { kind: 'status', status: 503 } },
+  // GeckoTerminal rate-limits one listing refresh: fetch_errors_total rises, the last count stands.
+  {
+    from: 30.5,
+    to: 29.5,
+    provider: 'geckoterminal',
+    fault: { kind: 'status', status: 429, retryAfterSec: 0 },
+  },
+  // Bitquery's key is refused for one cycle: no capture samples, left out of the baseline.
+  { from: 20, to: 19.5, provider: 'bitquery', fault: { kind: 'status', status: 401 } },
+];
+
+const HOUR = 3_600_000;
+
+/** A clock running `speed` times faster than real time from `start`. */
+function scaledClock(start: number, speed: number): Clock {
+  const real0 = Date.now();
+  return {
+    now: () => start + (Date.now() - real0) * speed,
+    setTimeout: (fn, ms) => setTimeout(fn, Math.max(0, ms / speed)),
+    clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+  };
+}
+
+/** Every aligned slot in (now − days, now] for each runnable benchmark, in time order. */
+export function backfillSlots(
+  specs: readonly BenchmarkSpec[],
+  benchmarks: readonly string[],
+  now: number,
+  days: number,
+): Array<{ benchmark: string; at: number }> {
+  const out: Array<{ benchmark: string; at: number }> = [];
+  const from = now - days * 24 * HOUR;
+  for (const spec of specs) {
+    if (!benchmarks.includes(spec.slug)) continue;
+    const c = durationMs(spec.cadence);
+    for (let t = Math.floor(now / c) * c; t > from; t -= c) out.push({ benchmark: spec.slug, at: t });
+  }
+  return out.sort((a, b) => a.at - b.at || a.benchmark.localeCompare(b.benchmark));
+}
+
+/**
+ * Starts the simulator and a real harness pointed at it. On an empty store it first backfills
+ * `days` days by running real cycles at past slots (latency 0); on a non-empty store it only resumes.
+ * Then it keeps measuring at the spec cadence on a clock running `speed` times real time.
+ */
+export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<HarnessDemo> {
+  const log = opts.log ?? silentLog;
+  const sim: Simulator = await startSimulator({ seed: opts.seed, latencyMs: 0 });
+  const harnessConfig = loadHarnessConfig(simulatorEnv(sim.baseUrls, sim.keys));
+  let harness: Harness | null = null;
+  let stopping = false;
+  try {
+    const empty = (await opts.store.timeBounds()) === null;
+    const backfill = startHarness({
+      store: opts.store,
+      specs: opts.specs,
+      metrics: opts.metrics,
+      harnessConfig,
+      log,
+      autoStart: false,
+      sleep: async () => {},
+    });
+    let backfilled = 0;
+    if (empty) {
+      const slots = backfillSlots(opts.specs, backfill.benchmarks, opts.now, opts.days ?? 3);
+      for (const s of slots) {
+        if (stopping) break;
+        const hoursAgo = (opts.now - s.at) / HOUR;
+        for (const i of INCIDENTS) {
+          sim.setFault(i.provider, hoursAgo <= i.from && hoursAgo >= i.to ? i.fault : null);
+        }
+        await backfill.runCycle(s.benchmark, s.at);
+        backfilled++;
+        opts.onProgress?.({ done: backfilled, total: slots.length, benchmark: s.benchmark, at: s.at });
+      }
+      for (const i of INCIDENTS) sim.setFault(i.provider, null);
+      log('info', `harness demo: backfilled ${backfilled} cycles`);
+    } else {
+      log('info', 'harness demo: store not empty, resuming without backfill');
+    }
+    await backfill.stop();
+    if (!stopping) {
+      const liveLatency = opts.liveLatencyMs ?? 0;
+      if (liveLatency > 0)
+        for (const p of Object.keys(sim.baseUrls)) sim.setFault(p, { kind: 'latency', ms: liveLatency });
+      harness = startHarness({
+        store: opts.store,
+        specs: opts.specs,
+        metrics: opts.metrics,
+        harnessConfig,
+        log,
+        clock: scaledClock(opts.now, opts.speed ?? 1),
+      });
+    }
+    return {
+      backfilled,
+      simulatorUrl: sim.url,
+      async stop() {
+        stopping = true;
+        await harness?.stop();
+        await sim.close();
+      },
+    };
+  } catch (e) {
+    await sim.close();
+    throw e;
+  }
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { PROVIDERS } from '../core/providers.ts';
+
+/** Providers the harness has adapters for, with their production base URLs. */
+export const DEFAULT_BASE_URLS = {
+  geckoterminal: 'https://api.geckoterminal.com',
+  codex: 'https://graph.codex.io',
+  mobula: 'https://api.mobula.io',
+  coinpaprika: 'https://api.coinpaprika.com',
+  covalent: 'https://api.covalenthq.com',
+  coinstats: 'https://openapiv1.coinstats.app',
+  'sim-dune': 'https://api.sim.dune.com',
+  coingecko: 'https://api.coingecko.com',
+  bitquery: 'https://streaming.bitquery.io',
+} as const;
+
+export type HarnessProvider = keyof typeof DEFAULT_BASE_URLS;
+export const HARNESS_PROVIDERS = Object.keys(DEFAULT_BASE_URLS) as HarnessProvider[];
+
+export interface ProviderConfig {
+  readonly slug: HarnessProvider;
+  readonly baseUrl: string;
+  readonly apiKey?: string;
+  readonly timeoutMs: number;
+  readonly concurrency: number;
+  /** False when the registry says a key is required and none is set: skipped, never zero. */
+  readonly configured: boolean;
+}
+
+export interface HarnessConfig {
+  readonly providers: Readonly<Record<HarnessProvider, ProviderConfig>>;
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly maxRetries: number;
+  readonly retryMaxWaitMs: number;
+  readonly maxPages: number;
+  readonly cellConcurrency: number;
+  /** Per-cycle deadline; undefined = cadence minus one minute (at least half the cadence). */
+  readonly cycleDeadlineMs?: number;
+}
+
+/** `sim-dune` → `SIM_DUNE`: the prefix of a provider's env variables. */
+export function envPrefix(slug: string): string {
+  return slug.toUpperCase().replace(/-/g, '_');
+}
+
+const positiveInt = (def: number) => z.coerce.number().int().positive().default(def);
+const optionalPositiveInt = z.coerce.number().int().positive().optional();
+const url = z
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
+  .transform((u) => u.replace(/\/+$/, ''));
+
+const globalSchema = z.object({
+  HARNESS_TIMEOUT_MS: positiveInt(30_000),
+  HARNESS_MAX_BODY_BYTES: positiveInt(32 * 1024 * 1024),
+  HARNESS_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  HARNESS_RETRY_MAX_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
+  HARNESS_MAX_PAGES: positiveInt(1000),
+  HARNESS_PROVIDER_CONCURRENCY: positiveInt(2),
+  // Cells run one at a time (providers in parallel within a cell): bounds memory to one cell's hash sets.
+  HARNESS_CELL_CONCURRENCY: positiveInt(1),
+  HARNESS_CYCLE_DEADLINE_MS: optionalPositiveInt,
+});
+
+const providerSchema = z.object({
+  baseUrl: url.optional(),
+  apiKey: z
+    .string()
+    .optional()
+    .transform((k) => (k?.trim() ? k.trim() : undefined)),
+  timeoutMs: optionalPositiveInt,
+  concurrency: optionalPositiveInt,
+});
+
+export class HarnessConfigError extends Error {}
+
+/** Validates the harness environment; the error lists every bad variable. */
+export function loadHarnessConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): HarnessConfig {
+  const issues: string[] = [];
+  const g = globalSchema.safeParse(env);
+  if (!g.success) for (const i of g.error.issues) issues.push(`${i.path.join('.')}: ${i.message}`);
+  const providers: Partial<Record<HarnessProvider, ProviderConfig>> = {};
+  for (const slug of HARNESS_PROVIDERS) {
+    const p = envPrefix(slug);
+    const info = PROVIDERS.get(slug);
+    const raw = {
+      baseUrl: env[`${p}_BASE_URL`] || undefined,
+      apiKey: info?.apiKeyEnv ? env[info.apiKeyEnv] : undefined,
+      timeoutMs: env[`${p}_TIMEOUT_MS`] || undefined,
+      concurrency: env[`${p}_CONCURRENCY`] || undefined,
+    };
+    const r = providerSchema.safeParse(raw);
+    if (!r.success) {
+      for (const i of r.error.issues) {
+        const field = String(i.path[0]);
+        const name =
+          field === 'apiKey'
+            ? (info?.apiKeyEnv ?? '')
+            : `${p}_${{ baseUrl: 'BASE_URL', timeoutMs: 'TIMEOUT_MS', concurrency: 'CONCURRENCY' }[field] ?? field}`;
+        issues.push(`${name}: ${i.message}`);
+      }
+      continue;
+    }
+    if (!g.success) continue;
+    const apiKey = r.data.apiKey;
+    providers[slug] = {
+      slug,
+      baseUrl: r.data.baseUrl ?? DEFAULT_BASE_URLS[slug],
+      ...(apiKey ? { apiKey } : {}),
+      timeoutMs: r.data.timeoutMs ?? g.data.HARNESS_TIMEOUT_MS,
+      concurrency: r.data.concurrency ?? g.data.HARNESS_PROVIDER_CONCURRENCY,
+      configured: !(info?.keyRequired ?? false) || apiKey !== undefined,
+    };
+  }
+  if (issues.length > 0 || !g.success) {
+    throw new HarnessConfigError(`invalid harness configuration:\n  ${issues.join('\n  ')}`);
+  }
+  const e = g.data;
+  return {
+    providers: providers as Record<HarnessProvider, ProviderConfig>,
+    timeoutMs: e.HARNESS_TIMEOUT_MS,
+    maxBodyBytes: e.HARNESS_MAX_BODY_BYTES,
+    maxRetries: e.HARNESS_MAX_RETRIES,
+    retryMaxWaitMs: e.HARNESS_RETRY_MAX_WAIT_MS,
+    maxPages: e.HARNESS_MAX_PAGES,
+    cellConcurrency: e.HARNESS_CELL_CONCURRENCY,
+    ...(e.HARNESS_CYCLE_DEADLINE_MS !== undefined ? { cycleDeadlineMs: e.HARNESS_CYCLE_DEADLINE_MS } : {}),
+  };
+}
+
+/** The env a harness needs to talk to a simulator: base-URL overrides plus the simulator's keys. */
+export function simulatorEnv(
+  baseUrls: Readonly<Record<string, string>>,
+  keys: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const slug of HARNESS_PROVIDERS) {
+    const u = baseUrls[slug];
+    if (u) env[`${envPrefix(slug)}_BASE_URL`] = u;
+    const k = keys[slug];
+    const keyEnv = PROVIDERS.get(slug)?.apiKeyEnv;
+    if (k && keyEnv) env[keyEnv] = k;
+  }
+  return { ...env, ...extra };
+}

@@ -1,0 +1,44 @@
+import type { ProbeFailure } from './types.ts';
+
+export type ProviderStatus = 'ok' | 'zero' | 'failed' | 'not_configured' | 'unsupported';
+
+export interface ProviderOutcome {
+  readonly provider: string;
+  readonly status: ProviderStatus;
+  readonly count?: number;
+  readonly failure?: ProbeFailure;
+  readonly durationMs: number;
+}
+
+export interface CellProviderOutcome {
+  readonly provider: string;
+  /** ok: counted; zero: timeout or 5xx (counts as 0); failed: excluded from the baseline. */
+  readonly status: 'ok' | 'zero' | 'failed';
+  readonly count?: number;
+  readonly capturePct?: number;
+  readonly capped?: boolean;
+  readonly pages?: number;
+  readonly failure?: ProbeFailure;
+  readonly durationMs: number;
+}
+
+export interface CellReport {
+  readonly chain: string;
+  readonly token: string;
+  readonly unionCount?: number;
+  readonly providers: readonly CellProviderOutcome[];
+}
+
+export interface CycleReport {
+  readonly benchmark: string;
+  /** The aligned slot time, used as every sample's `t`. */
+  readonly at: number;
+  readonly durationMs: number;
+  readonly samplesWritten: number;
+  /** True when the cycle deadline (or stop) cut it short. */
+  readonly aborted: boolean;
+  readonly providers: readonly ProviderOutcome[];
+  readonly cells?: readonly CellReport[];
+  /** token-trade-coverage: provider → marked unresponsive after this cycle. */
+  readonly unresponsive?: Readonly<Record<string, boolean>>;
+}

@@ -1,0 +1,69 @@
+import type { Store } from '../store/sample-store.ts';
+import type { HarnessConfig, HarnessProvider } from './config.ts';
+import type { AdapterContext } from './context.ts';
+import type { HarnessMetrics } from './metrics.ts';
+import type { CellReport } from './report.ts';
+import { Semaphore } from './semaphore.ts';
+import type { ReferenceToken } from './tokens.ts';
+import type { HarnessLog } from './types.ts';
+
+/** What every cycle shares within one harness instance. */
+export interface HarnessRuntime {
+  readonly store: Store;
+  readonly config: HarnessConfig;
+  readonly metrics: HarnessMetrics;
+  readonly log: HarnessLog;
+  readonly tokens: readonly ReferenceToken[];
+  /** Restrict cycles to these providers (CLI --provider). */
+  readonly onlyProviders?: ReadonlySet<string>;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Progress hook: one call per finished token-trade cell. */
+  readonly onCell?: (benchmark: string, cell: CellReport, done: number, total: number) => void;
+  readonly semaphores: Map<string, Semaphore>;
+  /** Providers already logged as not configured (logged once). */
+  readonly notConfiguredLogged: Set<string>;
+  /** network_listed label sets exported per provider, so stale ones can be removed. */
+  readonly listedLabels: Map<string, Array<{ provider: string; chain_id: string; name: string }>>;
+}
+
+export function providerSemaphore(rt: HarnessRuntime, slug: HarnessProvider): Semaphore {
+  let s = rt.semaphores.get(slug);
+  if (!s) {
+    s = new Semaphore(rt.config.providers[slug].concurrency);
+    rt.semaphores.set(slug, s);
+  }
+  return s;
+}
+
+export function adapterContext(
+  rt: HarnessRuntime,
+  slug: HarnessProvider,
+  signal: AbortSignal,
+): AdapterContext {
+  const provider = rt.config.providers[slug];
+  return {
+    provider,
+    maxPages: rt.config.maxPages,
+    http: {
+      timeoutMs: provider.timeoutMs,
+      maxBodyBytes: rt.config.maxBodyBytes,
+      maxRetries: rt.config.maxRetries,
+      retryMaxWaitMs: rt.config.retryMaxWaitMs,
+      signal,
+      ...(rt.sleep ? { sleep: rt.sleep } : {}),
+    },
+  };
+}
+
+/** True when configured; otherwise logs once, exports provider_configured 0 and the caller skips it. */
+export function checkConfigured(rt: HarnessRuntime, slug: HarnessProvider): boolean {
+  const configured = rt.config.providers[slug].configured;
+  rt.metrics.providerConfigured.set({ provider: slug }, configured ? 1 : 0);
+  if (!configured && !rt.notConfiguredLogged.has(slug)) {
+    rt.notConfiguredLogged.add(slug);
+    rt.log('warn', `provider ${slug} not configured (API key missing): skipped, nothing recorded`, {
+      provider: slug,
+    });
+  }
+  return configured;
+}

@@ -1,0 +1,231 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Fault, FaultSetting } from './faults.ts';
+import { handle, type SimData } from './handlers.ts';
+import { checkAuth, errorBody, SIM_API_KEYS } from './keys.ts';
+import { buildListings } from './networks.ts';
+import { hashString, unit } from './prng.ts';
+import { DEFAULT_CAPTURE, type TradeModel } from './trades.ts';
+
+export const SIM_PROVIDERS = [
+  'geckoterminal',
+  'codex',
+  'mobula',
+  'coinpaprika',
+  'covalent',
+  'coinstats',
+  'sim-dune',
+  'coingecko',
+  'bitquery',
+] as const;
+
+export interface SimulatorOptions {
+  readonly seed: number;
+  readonly port?: number;
+  /** Latency added to every request (simulated network + provider time). */
+  readonly latencyMs?: number;
+  readonly faults?: Readonly<Record<string, FaultSetting>>;
+  /** Mean distinct transactions per hour per token; a number applies to every token. */
+  readonly tradesPerHour?: number | ((chain: string, address: string) => number);
+  readonly capture?: Readonly<Record<string, readonly [number, number]>>;
+}
+
+export interface SimulatorStats {
+  readonly requests: number;
+  readonly byProvider: Readonly<Record<string, number>>;
+  /** Total latency the simulator added, summed over requests (ms). */
+  readonly latencyMs: number;
+}
+
+export interface Simulator {
+  readonly url: string;
+  readonly baseUrls: Readonly<Record<string, string>>;
+  /** The keys the simulator accepts, by provider. */
+  readonly keys: Readonly<Record<string, string>>;
+  /** Networks counted per provider under the counting rule: the ground truth for tests. */
+  readonly expectedNetworks: Readonly<Record<string, number>>;
+  setFault(provider: string, fault: FaultSetting | null): void;
+  stats(): SimulatorStats;
+  close(): Promise<void>;
+}
+
+/** Default per-token rates: moderate and seed-stable, in the hundreds to low thousands per hour. */
+export function defaultTradesPerHour(seed: number): (chain: string, address: string) => number {
+  return (chain, address) => {
+    const u = unit(hashString(`${seed}|${chain}|${address.toLowerCase()}`));
+    return chain === 'stellar' ? 60 + Math.floor(u * 180) : 150 + Math.floor(u * 750);
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function readBody(req: IncomingMessage, cap: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of req) {
+    n += (c as Buffer).length;
+    if (n > cap) return null;
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** One local HTTP server speaking every provider's wire format under /<provider-slug>/… */
+export async function startSimulator(opts: SimulatorOptions): Promise<Simulator> {
+  const listings = buildListings(opts.seed);
+  const tph = opts.tradesPerHour ?? defaultTradesPerHour(opts.seed);
+  const model: TradeModel = {
+    seed: opts.seed,
+    tradesPerHour: typeof tph === 'number' ? () => tph : tph,
+    capture: opts.capture ?? DEFAULT_CAPTURE,
+  };
+  const data: SimData = { listings, model };
+  const faults = new Map<string, { fault: Fault; remaining: number }>();
+  for (const [p, f] of Object.entries(opts.faults ?? {})) setFault(p, f);
+  const sockets = new Set<Socket>();
+  const byProvider: Record<string, number> = {};
+  let requests = 0;
+  let latencyTotal = 0;
+  let closed = false;
+  let url = '';
+
+  function setFault(provider: string, fault: FaultSetting | null): void {
+    if (!fault) faults.delete(provider);
+    else faults.set(provider, { fault, remaining: fault.times ?? Number.POSITIVE_INFINITY });
+  }
+
+  function takeFault(provider: string): Fault | null {
+    const f = faults.get(provider);
+    if (!f) return null;
+    if (--f.remaining <= 0) faults.delete(provider);
+    return f.fault;
+  }
+
+  function send(
+    res: ServerResponse,
+    status: number,
+    text: string,
+    headers: Record<string, string> = {},
+  ): void {
+    if (res.destroyed) return;
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(text)),
+      ...headers,
+    });
+    res.end(text);
+  }
+
+  async function streamOversized(res: ServerResponse, bytes: number): Promise<void> {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.from(`${'"padding-padding-padding-padding",'.repeat(2000)}`);
+    res.write('{"data":[');
+    for (let sent = 0; sent < bytes && !res.destroyed && !closed; sent += chunk.length) {
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done).off('close', done);
+            resolve();
+          };
+          res.on('drain', done).on('close', done);
+        });
+      }
+    }
+    if (!res.destroyed) res.end('"end"]}');
+  }
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const u = new URL(req.url ?? '/', 'http://sim');
+    const m = /^\/([a-z0-9-]+)(\/.*)?$/.exec(u.pathname);
+    const provider = m?.[1] ?? '';
+    if (!(SIM_PROVIDERS as readonly string[]).includes(provider)) {
+      return send(res, 404, JSON.stringify({ message: 'unknown provider' }));
+    }
+    requests++;
+    byProvider[provider] = (byProvider[provider] ?? 0) + 1;
+    const raw = req.method === 'POST' ? await readBody(req, 1 << 20) : '';
+    if (raw === null) return send(res, 413, JSON.stringify(errorBody(provider, 413, 'Payload Too Large')));
+    const fault = takeFault(provider);
+    const delay = (opts.latencyMs ?? 0) + (fault?.kind === 'latency' ? fault.ms : 0);
+    if (delay > 0) {
+      latencyTotal += delay;
+      await sleep(delay);
+    }
+    if (fault?.kind === 'hang') return; // the socket stays open until the client aborts or close()
+    if (fault?.kind === 'status') {
+      const headers: Record<string, string> =
+        fault.status === 429 ? { 'retry-after': String(fault.retryAfterSec ?? 1) } : {};
+      const msg =
+        fault.status === 429 ? 'Too Many Requests' : fault.status >= 500 ? 'Internal Server Error' : 'Error';
+      const body = fault.status === 401 ? (checkAuth(provider, {}) as { body?: unknown }).body : undefined;
+      return send(res, fault.status, JSON.stringify(body ?? errorBody(provider, fault.status, msg)), headers);
+    }
+    if (fault?.kind === 'oversized') return streamOversized(res, fault.bytes ?? 64 * 1024 * 1024);
+    const auth = checkAuth(provider, req.headers);
+    if (!auth.ok) return send(res, auth.status, JSON.stringify(auth.body));
+    let body: unknown = null;
+    if (raw) {
+      try {
+        body = JSON.parse(raw) as unknown;
+      } catch {
+        return send(res, 400, JSON.stringify(errorBody(provider, 400, 'Invalid JSON body')));
+      }
+    }
+    const out = handle(
+      {
+        provider,
+        method: req.method ?? 'GET',
+        path: m?.[2] ?? '/',
+        query: u.searchParams,
+        body,
+        base: `${url}/${provider}`,
+        fault,
+      },
+      data,
+    );
+    let text = out.text ?? JSON.stringify(out.body);
+    if (out.status === 200 && fault?.kind === 'malformed')
+      text = `{"data":[{"id":1,,]<html>502 Bad Gateway</html>`;
+    if (out.status === 200 && fault?.kind === 'wrong-shape')
+      text = JSON.stringify({ result: 'moved', items: 'none' });
+    if (out.status === 200 && fault?.kind === 'truncated') text = text.slice(0, Math.floor(text.length / 2));
+    send(res, out.status, text, { ...out.headers });
+  }
+
+  const server = createServer((req, res) => {
+    onRequest(req, res).catch((e: unknown) => {
+      if (!res.headersSent)
+        send(res, 500, JSON.stringify({ message: `simulator error: ${(e as Error).message}` }));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  url = `http://127.0.0.1:${port}`;
+  const baseUrls = Object.fromEntries(SIM_PROVIDERS.map((p) => [p, `${url}/${p}`]));
+
+  return {
+    url,
+    baseUrls,
+    keys: SIM_API_KEYS,
+    expectedNetworks: listings.expected,
+    setFault,
+    stats: () => ({ requests, byProvider: { ...byProvider }, latencyMs: latencyTotal }),
+    async close() {
+      closed = true;
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+function startDemo(dataDir: string, port: number): { child: ChildProcess; log: () => string } {
+  let out = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/demo/main.ts'], {
+    cwd: ROOT,
+    // vitest exports BASE_URL=/ (Vite's), so set it as a user would.
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  return { child, log: () => out };
+}
+
+async function until200(url: string, ms: number, child: ChildProcess): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (child.exitCode !== null) throw new Error(`the demo exited with code ${child.exitCode}`);
+    try {
+      const r = await fetch(url);
+      await r.arrayBuffer();
+      if (r.status === 200) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} not up within ${ms} ms`);
+}
+
+function exitCode(child: ChildProcess): Promise<number | null> {
+  return new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (c) => r(c))));
+}
+
+let running: ChildProcess | undefined;
+afterEach(() => {
+  running?.kill('SIGKILL');
+});
+
+describe('npm run demo (the README quick start)', () => {
+  it('backfills 3 days with real harness cycles, serves them, stops on SIGTERM and resumes without rewriting history', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'demo-'));
+    const port = 19_000 + Math.floor(Math.random() * 500);
+    const base = `http://127.0.0.1:${port}`;
+    const first = startDemo(dir, port);
+    running = first.child;
+    await until200(`${base}/healthz`, 150_000, first.child).catch((e: Error) => {
+      throw new Error(`${e.message}\n--- demo output ---\n${first.log().slice(-3000)}`);
+    });
+    expect(first.log()).toMatch(/backfilling 3 days: 156\/156 cycles/);
+    expect(first.log()).toMatch(/demo ready backfilledCycles=156 /);
+
+    const idx = await (await fetch(`${base}/api/citable`)).json();
+    expect(idx.benchmarks.map((b: { status: string }) => b.status)).toEqual(['live', 'live']);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/^networks_supported\{provider="geckoterminal"\} \d+/m);
+    expect(metrics).toMatch(/^fetch_errors_total\{/m);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const snap = await fetch(`${base}/api/citable/${yesterday}`);
+    expect(snap.status).toBe(200);
+    const snapBody = await snap.text();
+
+    first.child.kill('SIGTERM');
+    expect(await exitCode(first.child)).toBe(0);
+
+    const second = startDemo(dir, port);
+    running = second.child;
+    await until200(`${base}/healthz`, 60_000, second.child);
+    expect(second.log()).toMatch(/demo ready backfilledCycles=0 /);
+    expect(await (await fetch(`${base}/api/citable/${yesterday}`)).text()).toBe(snapBody);
+    second.child.kill('SIGTERM');
+    expect(await exitCode(second.child)).toBe(0);
+  }, 240_000);
+});

@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HarnessProvider } from '../src/harness/config.ts';
+import type { AdapterContext } from '../src/harness/context.ts';
+import type { ReferenceToken } from '../src/harness/tokens.ts';
+import { bitqueryTrades } from '../src/harness/trades/bitquery.ts';
+import { codexTrades } from '../src/harness/trades/codex.ts';
+import type { TradeAdapter } from '../src/harness/trades/contract.ts';
+import { mobulaTrades } from '../src/harness/trades/mobula.ts';
+import {
+  type StubRequest,
+  type StubResponse,
+  type StubServer,
+  startStubServer,
+} from '../src/sim/stub-server.ts';
+
+const fixture = (name: string) =>
+  readFileSync(new URL(`./fixtures/providers/${name}`, import.meta.url), 'utf8');
+const BONK: ReferenceToken = {
+  chain: 'solana',
+  symbol: 'BONK',
+  address: 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263',
+};
+const PEPE: ReferenceToken = {
+  chain: 'ethereum',
+  symbol: 'PEPE',
+  address: '0x6982508145454Ce325dDbE47a25d4ec3d2311933',
+};
+const W = { startMs: 1_753_264_800_000, endMs: 1_753_268_400_000 };
+
+function ctx(slug: HarnessProvider, baseUrl: string): AdapterContext {
+  return {
+    provider: { slug, baseUrl, apiKey: 'key', timeoutMs: 2000, concurrency: 2, configured: true },
+    maxPages: 20,
+    http: { timeoutMs: 2000, maxBodyBytes: 1 << 20, maxRetries: 0, retryMaxWaitMs: 0 },
+  };
+}
+
+let stub: StubServer | null = null;
+afterEach(async () => {
+  await stub?.close();
+  stub = null;
+});
+
+async function run(adapter: TradeAdapter, token: ReferenceToken, handler: (r: StubRequest) => StubResponse) {
+  stub = await startStubServer(handler);
+  return adapter.fetch(token, W, ctx(adapter.provider, stub.url));
+}
+
+describe('Mobula /api/2/trades/filters', () => {
+  it('pages by cursor, dedupes hashes across pages and multi-swap rows, sends the window in ms', async () => {
+    const r = await run(mobulaTrades, BONK, (q) => ({
+      body: fixture(q.query.get('cursor') ? 'mobula-trades-page2.json' : 'mobula-trades-page1.json'),
+    }));
+    expect(r).toMatchObject({ ok: true, value: { rows: 5, pages: 2, capped: false } });
+    if (r.ok) expect([...r.value.hashes].sort()).toEqual(['5h3kAAA', '5h3kBBB', '5h3kCCC']);
+    const [p1, p2] = stub?.requests ?? [];
+    expect(p1?.query.get('blockchain')).toBe('Solana');
+    expect(p1?.query.get('tokenAddress')).toBe(BONK.address);
+    expect(p1?.query.get('limit')).toBe('5000');
+    expect(Number(p1?.query.get('from'))).toBe(W.startMs);
+    expect(Number(p1?.query.get('to'))).toBe(W.endMs - 1);
+    expect(p1?.headers.authorization).toBe('key');
+    expect(p2?.query.get('cursor')).toBe('1753268401000:9f1c03');
+  });
+
+  it('a cursor seen before ends pagination with a parse failure', async () => {
+    const r = await run(mobulaTrades, BONK, () => ({ body: fixture('mobula-trades-page1.json') }));
+    expect(r).toMatchObject({ ok: false, failure: { type: 'parse' } });
+    if (!r.ok) expect(r.failure.message).toMatch(/cursor loop/);
+  });
+
+  it('a malformed page is a parse failure, never a crash', async () => {
+    const r = await run(mobulaTrades, BONK, () => ({ body: '{"data":[{"transactionHash":' }));
+    expect(r).toMatchObject({ ok: false, failure: { type: 'parse' } });
+  });
+
+  it('an empty first page is zero trades', async () => {
+    const r = await run(mobulaTrades, BONK, () => ({
+      body: '{"data":[],"pagination":{"count":0,"nextCursor":null,"hasMore":false}}',
+    }));
+    expect(r).toMatchObject({ ok: true, value: { rows: 0 } });
+  });
+});
+
+describe('Codex getTokenEvents', () => {
+  it('pages by cursor at 200 per page, skips null items, dedupes multi-swap transactions', async () => {
+    const r = await run(codexTrades, PEPE, (q) => {
+      const v = JSON.parse(q.body).variables;
+      return { body: fixture(v.cursor ? 'codex-token-events-page2.json' : 'codex-token-events-page1.json') };
+    });
+    expect(r).toMatchObject({ ok: true, value: { rows: 4, pages: 2 } });
+    if (r.ok) expect(r.value.hashes.size).toBe(3);
+    const v1 = JSON.parse(stub?.requests[0]?.body ?? '{}').variables;
+    expect(v1).toMatchObject({
+      limit: 200,
+      cursor: null,
+      query: {
+        address: PEPE.address,
+        networkId: 1,
+        eventType: 'Swap',
+        timestamp: { from: W.startMs / 1000, to: W.endMs / 1000 - 1 },
+      },
+    });
+    expect(JSON.parse(stub?.requests[1]?.body ?? '{}').variables.cursor).toBe('eyJ0IjoxNzUzMjY4NDAwfQ==');
+  });
+
+  it('GraphQL errors are failures, never zero trades', async () => {
+    const r = await run(codexTrades, PEPE, () => ({ body: fixture('codex-error.json') }));
+    expect(r).toMatchObject({ ok: false, failure: { type: 'auth' } });
+  });
+
+  it('the same cursor twice is a parse failure', async () => {
+    const r = await run(codexTrades, PEPE, () => ({ body: fixture('codex-token-events-page1.json') }));
+    expect(r).toMatchObject({ ok: false, failure: { type: 'parse' } });
+  });
+});
+
+describe('Bitquery', () => {
+  it('Solana: one call, DEXTradeByTokens on MintAddress, signatures deduped', async () => {
+    const r = await run(bitqueryTrades, BONK, () => ({ body: fixture('bitquery-solana.json') }));
+    expect(r).toMatchObject({ ok: true, value: { rows: 3, pages: 1, capped: false } });
+    if (r.ok) expect(r.value.hashes.size).toBe(2);
+    const body = JSON.parse(stub?.requests[0]?.body ?? '{}');
+    expect(body.query).toContain('Solana(dataset: realtime)');
+    expect(body.query).toContain('MintAddress');
+    expect(body.variables).toEqual({
+      token: BONK.address,
+      since: '2025-07-23T10:00:00Z',
+      before: '2025-07-23T11:00:00Z',
+    });
+    expect(stub?.requests[0]?.headers.authorization).toBe('Bearer key');
+  });
+
+  it('EVM: counts both trade sides (DEXTradeByTokens on Trade.Currency, no Buy-side filter)', async () => {
+    const r = await run(bitqueryTrades, PEPE, () => ({ body: fixture('bitquery-evm.json') }));
+    expect(r).toMatchObject({ ok: true, value: { rows: 2 } });
+    const q: string = JSON.parse(stub?.requests[0]?.body ?? '{}').query;
+    expect(q).toContain('network: eth');
+    expect(q).toContain('DEXTradeByTokens');
+    expect(q).toContain('Currency: {SmartContract: {is: $token}}');
+    expect(q).not.toMatch(/Buy\s*:/);
+    expect(q).not.toMatch(/DEXTrades\b/);
+  });
+
+  it('hitting the 10000-row limit flags the cell capped', async () => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ Transaction: { Hash: `0x${i % 9000}` } }));
+    const r = await run(bitqueryTrades, PEPE, () => ({
+      body: JSON.stringify({ data: { EVM: { DEXTradeByTokens: rows } } }),
+    }));
+    expect(r).toMatchObject({ ok: true, value: { rows: 10_000, capped: true } });
+    if (r.ok) expect(r.value.hashes.size).toBe(9000);
+  });
+
+  it('errors[] with HTTP 200 is a failure (the reference read it as zero trades)', async () => {
+    const r = await run(bitqueryTrades, PEPE, () => ({ body: fixture('bitquery-error.json') }));
+    expect(r).toMatchObject({ ok: false, failure: { type: 'parse' } });
+  });
+});

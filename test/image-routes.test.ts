@@ -227,8 +227,10 @@ describe('single-flight and invalidation', () => {
       leader: { ...s.leader!, value: 270 },
       sparkline: [...s.sparkline, 270],
     });
-    // onChange starts the render without any request; a request then joins it instead of rendering again.
-    await new Promise((r) => setImmediate(r));
+    // onChange starts the render without any request (after a short quiet period that coalesces
+    // bursts of writes); a request then joins it instead of rendering again.
+    for (let i = 0; i < 100 && t.images.ogRenders === before; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(t.images.ogRenders - before).toBe(1);
     const res = await t.app.request('/api/og/network-coverage');
     expect(res.status).toBe(200);
@@ -236,6 +238,20 @@ describe('single-flight and invalidation', () => {
     expect(t.images.ogRenders - before).toBe(1);
     const svgNew = await (await t.app.request('/api/sparkline/network-coverage')).text();
     expect(svgNew).not.toBe(svgOld);
+  });
+
+  it('coalesces a burst of changes into one background render', async () => {
+    await t.app.request('/api/og/network-coverage');
+    const before = t.images.ogRenders;
+    const s = stats[0]!;
+    for (let i = 0; i < 5; i++) {
+      t.pub.update({ ...s, value: 300 + i, leader: { ...s.leader!, value: 300 + i } });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    for (let i = 0; i < 100 && t.images.ogRenders === before; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 700));
+    expect(t.images.ogRenders - before).toBe(1);
   });
 });
 
@@ -291,7 +307,7 @@ describe('ImageService ordering', () => {
       render: (model) => new Promise((resolve) => waiting.push({ value: model.valueText, resolve })),
       close: async () => undefined,
     };
-    const images = new ImageService({ publication: pub.api, siteName: 'C', renderer });
+    const images = new ImageService({ publication: pub.api, siteName: 'C', renderer, refreshDelayMs: 0 });
     const png = (n: number) => ({ png: new Uint8Array([n]), satoriMs: 0, resvgMs: 0 });
     const old = images.getOg('network-coverage');
     await new Promise((r) => setImmediate(r));

@@ -12,10 +12,9 @@ import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Publication } from '../publication/publication.ts';
-import { UnavailableError, UnknownBenchmarkError } from '../publication/types.ts';
 import type { AppDeps } from './deps.ts';
 import { buildOpenApi } from './openapi.ts';
-import { CACHE, sendBytes, sendError } from './respond.ts';
+import { CACHE, publicationErrorResponse, sendBytes, sendError } from './respond.ts';
 
 export interface HttpDeps extends AppDeps {
   readonly publication: Publication;
@@ -234,18 +233,12 @@ export function buildApp(deps: HttpDeps): Hono {
   );
 
   app.onError((err, c) => {
-    if (err instanceof UnknownBenchmarkError) return unknownSlug(c, pub, err.slug);
-    if (err instanceof UnavailableError) {
-      return sendError(
-        c,
-        503,
-        'benchmarks_unavailable',
-        'Benchmarks are temporarily unavailable; retry shortly.',
-        {
-          'retry-after': '30',
-        },
-      );
-    }
+    const mapped = publicationErrorResponse(
+      c,
+      err,
+      pub.specs.map((s) => s.slug),
+    );
+    if (mapped) return mapped;
     // Malformed URLs (bad percent-encoding) surface as URIError from the router or query parser.
     if (err instanceof URIError) return sendError(c, 400, 'bad_request', 'The request URL is malformed.');
     deps.log?.error('unhandled error', { path: c.req.path, error: err.stack ?? String(err) });

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { UnavailableError, UnknownBenchmarkError } from '../publication/types.ts';
 
 /** Cache-Control values by freshness class. */
 export const CACHE = {
@@ -59,4 +60,31 @@ export function sendError(
       ...headers,
     },
   });
+}
+
+/**
+ * The publication's own failures as responses: an unknown slug is 404 (listing the valid ones), an
+ * unreadable store 503 with Retry-After. Anything else is not ours to map: null.
+ */
+export function publicationErrorResponse(
+  c: Context,
+  err: unknown,
+  validSlugs: readonly string[],
+): Response | null {
+  if (err instanceof UnknownBenchmarkError) {
+    const hint = validSlugs.length ? ` Valid slugs: ${validSlugs.join(', ')}.` : '';
+    return sendError(c, 404, 'unknown_benchmark', `Unknown benchmark "${err.slug}".${hint}`);
+  }
+  if (err instanceof UnavailableError) {
+    return sendError(
+      c,
+      503,
+      'benchmarks_unavailable',
+      'Benchmarks are temporarily unavailable; retry shortly.',
+      {
+        'retry-after': '30',
+      },
+    );
+  }
+  return null;
 }

@@ -115,6 +115,11 @@ export class ImageService {
    * benchmark once writes pause; a request in between still renders on demand.
    */
   private scheduleRefresh(slugs: ReadonlySet<string>): void {
+    const delay = this.opts.refreshDelayMs ?? 500;
+    if (delay === 0) {
+      void this.refresh(slugs);
+      return;
+    }
     for (const s of slugs) this.pending.add(s);
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     this.refreshTimer = setTimeout(() => {
@@ -122,7 +127,7 @@ export class ImageService {
       this.pending = new Set();
       this.refreshTimer = undefined;
       void this.refresh(due);
-    }, this.opts.refreshDelayMs ?? 500);
+    }, delay);
     this.refreshTimer.unref();
   }
 

@@ -2,8 +2,7 @@ import type { Context, Hono } from 'hono';
 import { parseSparklineParams } from '../core/sparkline-svg.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { AppDeps } from '../http/deps.ts';
-import { sendBytes, sendError } from '../http/respond.ts';
-import { UnavailableError, UnknownBenchmarkError } from '../publication/types.ts';
+import { publicationErrorResponse, sendBytes, sendError } from '../http/respond.ts';
 import { ImageService, type StoredImage } from './image-service.ts';
 import { OgWorkerClient } from './og-worker-client.ts';
 
@@ -19,31 +18,16 @@ export function createImageService(deps: AppDeps): ImageService {
   });
 }
 
-async function serve(
-  c: Context,
-  deps: AppDeps,
-  slug: string,
-  load: () => Promise<StoredImage>,
-): Promise<Response> {
+async function serve(c: Context, deps: AppDeps, load: () => Promise<StoredImage>): Promise<Response> {
   try {
     return sendBytes(c, await load());
   } catch (err) {
-    if (err instanceof UnknownBenchmarkError) {
-      const valid = deps.publication.specs.map((s) => s.slug).join(', ');
-      const hint = valid ? ` Valid slugs: ${valid}.` : '';
-      return sendError(c, 404, 'unknown_benchmark', `Unknown benchmark "${slug}".${hint}`);
-    }
-    if (err instanceof UnavailableError) {
-      return sendError(
-        c,
-        503,
-        'benchmarks_unavailable',
-        'Benchmarks are temporarily unavailable; retry shortly.',
-        {
-          'retry-after': '30',
-        },
-      );
-    }
+    const mapped = publicationErrorResponse(
+      c,
+      err,
+      deps.publication.specs.map((s) => s.slug),
+    );
+    if (mapped) return mapped;
     // Anything else reaches app.onError (logged, 500 JSON).
     throw err;
   }
@@ -65,7 +49,7 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
     const hit = images.peekOg(slug);
     if (hit) return sendBytes(c, hit);
-    return serve(c, deps, slug, () => images.getOg(slug));
+    return serve(c, deps, () => images.getOg(slug));
   });
 
   app.get('/api/sparkline/:slug', (c) => {
@@ -75,6 +59,6 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     if (!params.ok) return sendError(c, 400, 'bad_request', params.message);
     const hit = images.peekSvg(slug, params);
     if (hit) return sendBytes(c, hit);
-    return serve(c, deps, slug, () => images.getSvg(slug, params));
+    return serve(c, deps, () => images.getSvg(slug, params));
   });
 }

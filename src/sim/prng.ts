@@ -19,14 +19,7 @@ export function hashInts(...parts: number[]): number {
 }
 
 /** FNV-1a of a string, for turning names into integers. */
-export function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+export { hash32 as hashString } from '../core/prng.ts';
 
 /** A uniform float in [0, 1) from a 32-bit hash. */
 export function unit(h: number): number {
@@ -34,15 +27,7 @@ export function unit(h: number): number {
 }
 
 /** mulberry32: a seeded sequential PRNG for building listings. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng as rng } from '../core/prng.ts';
 
 export function intBetween(r: () => number, lo: number, hi: number): number {
   return lo + Math.floor(r() * (hi - lo + 1));

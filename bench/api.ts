@@ -34,6 +34,8 @@ const child = spawnNode(['--import', 'tsx', 'src/main.ts'], {
   PORT: String(PORT),
   DATA_DIR: dir,
   LOG_LEVEL: 'warn',
+  // Measure the API alone; the harness would also try to reach the real providers.
+  HARNESS_ENABLED: 'false',
 });
 const coldMs = await waitFor200(`http://127.0.0.1:${PORT}/api/stat/network-coverage`, 30_000);
 void t0;

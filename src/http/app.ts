@@ -12,6 +12,7 @@ import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Publication } from '../publication/publication.ts';
+import type { FilterResolution } from '../publication/types.ts';
 import type { AppDeps } from './deps.ts';
 import { buildOpenApi } from './openapi.ts';
 import { CACHE, publicationErrorResponse, sendBytes, sendError } from './respond.ts';
@@ -116,13 +117,23 @@ export function buildApp(deps: HttpDeps): Hono {
     });
   });
 
+  const resolved = new Map<string, FilterResolution>();
   app.get('/api/stat/:slug', (c): Response | Promise<Response> => {
     const slug = c.req.param('slug');
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
     let filters: Filters | null = null;
-    if (c.req.url.includes('?')) {
-      const q = c.req.query();
-      const f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
+    const url = c.req.url;
+    const qs = url.indexOf('?');
+    if (qs !== -1) {
+      // Specs are fixed for the process, so a (slug, query string) always resolves the same way.
+      const key = `${slug}${url.slice(qs)}`;
+      let f = resolved.get(key);
+      if (!f) {
+        const q = c.req.query();
+        f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
+        if (resolved.size >= 2000) resolved.clear();
+        resolved.set(key, f);
+      }
       if (!f.ok) return sendError(c, f.status, f.error, f.message);
       filters = f.filters;
     }

@@ -21,6 +21,7 @@ const envSchema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOWED_HOSTS: z.string().default(''),
   MCP_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(100000).default(120),
+  MCP_FAST_PATH: z.enum(['true', 'false']).default('true'),
 });
 
 export interface Config {
@@ -35,6 +36,8 @@ export interface Config {
   readonly mcpAllowedOrigins: readonly string[];
   readonly mcpAllowedHosts: readonly string[];
   readonly mcpRateLimitPerMin: number;
+  /** Answer plain tools/call requests without a per-request SDK transport (same bytes on the wire). */
+  readonly mcpFastPath: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +69,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     mcpAllowedOrigins: list(e.MCP_ALLOWED_ORIGINS),
     mcpAllowedHosts: list(e.MCP_ALLOWED_HOSTS),
     mcpRateLimitPerMin: e.MCP_RATE_LIMIT_PER_MIN,
+    mcpFastPath: e.MCP_FAST_PATH === 'true',
   };
 }
 

@@ -43,6 +43,8 @@ function withAccept(req: Request): Request {
 
 /** POST /api/mcp/mcp (stateless Streamable HTTP), 405 for GET/DELETE, and the /mcp install page. */
 export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
+  // MCP_FAST_PATH=false sends every request through the SDK transport (to measure or compare it).
+  const fastPath = deps.config.mcpFastPath;
   const { config, publication, store, clock } = deps;
   const engine = createStoreQueryEngine(store);
   const core = createMcpCore({ publication, engine, clock }, config.siteName);
@@ -99,7 +101,8 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
     }
     let res: Response;
     try {
-      res = await core.handle(withAccept(c.req.raw), parsed);
+      const fast = fastPath ? core.fastCall(parsed, c.req.header('content-type')) : null;
+      res = await (fast ?? core.handle(withAccept(c.req.raw), parsed));
     } catch {
       return rpcError(500, -32603, 'Internal error');
     }

@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { UnavailableError } from '../publication/types.ts';
+import { fastToolCall } from './fast-call.ts';
 import { readBenchmarkResource, resourceList, resourceTemplate } from './resources.ts';
 import type { BuiltTool } from './tool-def.ts';
 import type { ToolContext } from './tools/context.ts';
@@ -26,6 +27,8 @@ export interface McpCore {
   readonly tools: readonly BuiltTool[];
   /** Answers one POST whose body the route already read, size-checked and parsed. */
   handle(req: Request, parsedBody: unknown): Promise<Response>;
+  /** The SDK-equivalent answer to a plain tools/call, or null when the SDK must handle it. */
+  fastCall(parsedBody: unknown, contentType: string | null | undefined): Promise<Response> | null;
 }
 
 const RESOURCE_NOT_FOUND = -32002;
@@ -84,6 +87,7 @@ export function createMcpCore(ctx: ToolContext, siteName: string): McpCore {
 
   return {
     tools,
+    fastCall: (parsedBody, contentType) => fastToolCall(byName, parsedBody, contentType),
     async handle(req, parsedBody) {
       // Deprecated for "advanced use cases": precomputed listings are exactly that (McpServer
       // would re-derive JSON Schemas from zod on every tools/list).

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { statSchema } from '../../core/api-schemas.ts';
-import { type BuiltTool, buildTool, toolError, toolOk } from '../tool-def.ts';
+import { type BuiltTool, buildTool, type ToolResult, toolError, toolOk } from '../tool-def.ts';
 import type { ToolContext } from './context.ts';
 import { publicationFailure } from './errors.ts';
 
@@ -24,17 +24,20 @@ const input = z.object({
 });
 
 const decoder = new TextDecoder();
-/** The stat bytes are cached by the publication; decode and parse each distinct body once. */
-const parsedBodies = new WeakMap<Uint8Array, { text: string; json: Record<string, unknown> }>();
+/**
+ * The stat bytes are cached by the publication; decode, parse and wrap each distinct body once, so
+ * repeated calls return the same result object (which the fast path serializes once too).
+ */
+const results = new WeakMap<Uint8Array, ToolResult>();
 
-function parsedBody(body: Uint8Array): { text: string; json: Record<string, unknown> } {
-  let p = parsedBodies.get(body);
-  if (!p) {
+function resultFor(body: Uint8Array): ToolResult {
+  let r = results.get(body);
+  if (!r) {
     const text = decoder.decode(body);
-    p = { text, json: JSON.parse(text) as Record<string, unknown> };
-    parsedBodies.set(body, p);
+    r = toolOk(JSON.parse(text) as Record<string, unknown>, text);
+    results.set(body, r);
   }
-  return p;
+  return r;
 }
 
 export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
@@ -62,8 +65,7 @@ export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
       if (!resolved.ok) return toolError(resolved.error, resolved.message);
       try {
         const served = await publication.stat(slug, resolved.filters);
-        const { text, json } = parsedBody(served.body);
-        return toolOk(json, text);
+        return resultFor(served.body);
       } catch (e) {
         return publicationFailure(e, slugs);
       }

@@ -259,3 +259,66 @@ describe('store failures', () => {
     await broken.close();
   });
 });
+
+describe('audit: the raw measurements behind a row', () => {
+  it('lists the networks a listing counted, linked from each ranking row', async () => {
+    const nowSrv = await startServer({ samples: [] });
+    try {
+      const t = NOW - 3_600_000;
+      await nowSrv.service.store.append([
+        { metric: METRICS.networksSupported, labels: { provider: 'codex' }, t, v: 2 },
+        {
+          metric: METRICS.networkListed,
+          labels: { provider: 'codex', chain_id: '1', name: 'Ethereum' },
+          t,
+          v: 1,
+        },
+        {
+          metric: METRICS.networkListed,
+          labels: { provider: 'codex', chain_id: '8453', name: 'Base' },
+          t,
+          v: 1,
+        },
+        // An older listing must not leak into the latest one.
+        {
+          metric: METRICS.networkListed,
+          labels: { provider: 'codex', chain_id: '56', name: 'BNB' },
+          t: t - 1,
+          v: 1,
+        },
+      ]);
+      const stat = await (await nowSrv.get('/api/stat/network-coverage')).json();
+      expect(stat.rankings[0].audit).toBe('http://bench.test/api/audit/network-coverage/codex');
+      const res = await nowSrv.get('/api/audit/network-coverage/codex');
+      const body = await res.text();
+      api.check('/api/audit/{slug}/{provider}', 'get', res, body);
+      const audit = JSON.parse(body);
+      expect(audit.networks).toEqual([
+        { chainId: '8453', name: 'Base' },
+        { chainId: '1', name: 'Ethereum' },
+      ]);
+      expect(audit.networks.length).toBe(stat.rankings[0].ms.p50);
+      expect(audit.asOf).toBe(new Date(t).toISOString());
+    } finally {
+      await nowSrv.close();
+    }
+  });
+
+  it('shows per-token counts, union and capture of the latest trade cycle', async () => {
+    const res = await call('/api/audit/{slug}/{provider}', '/api/audit/token-trade-coverage/codex');
+    expect(res.res.status).toBe(200);
+    const audit = res.json();
+    expect(audit.cells.length).toBe(8); // no Stellar cells for Codex
+    for (const c of audit.cells) {
+      if (c.count !== null && c.unionCount) expect(c.count).toBeLessThanOrEqual(c.unionCount);
+      expect(c.capturePct).toBeGreaterThanOrEqual(0);
+    }
+    expect(
+      (await call('/api/audit/{slug}/{provider}', '/api/audit/token-trade-coverage/coinpaprika')).res.status,
+    ).toBe(404);
+    expect((await call('/api/audit/{slug}/{provider}', '/api/audit/nope/codex')).res.status).toBe(404);
+    expect((await call('/api/audit/{slug}/{provider}', '/api/audit/network-coverage/Bad!')).res.status).toBe(
+      400,
+    );
+  });
+});

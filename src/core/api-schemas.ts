@@ -40,6 +40,7 @@ export const rankingRowSchema = z
     sampleSize: z.int().min(0),
     unresponsive: z.boolean(),
     lastSampleAt: z.iso.datetime(),
+    audit: z.url().describe('The raw measurements behind this row (GET /api/audit/{slug}/{provider}).'),
   })
   .meta({ id: 'Ranking' });
 
@@ -193,3 +194,35 @@ export type CompareRow = z.infer<typeof compareRowSchema>;
 export type Freshness = z.infer<typeof freshnessSchema>;
 export type FeaturedCard = z.infer<typeof featuredCardSchema>;
 export type Featured = z.infer<typeof featuredSchema>;
+
+export const auditSchema = z
+  .object({
+    benchmark: z.string(),
+    provider: z.object({ slug: z.string(), name: z.string() }),
+    asOf: z.iso.datetime().nullable().describe('Time of the measurement shown (the latest one), or null.'),
+    networks: z
+      .array(z.object({ chainId: z.string(), name: z.string() }))
+      .optional()
+      .describe('network-coverage: every network counted in the latest successful listing.'),
+    cells: z
+      .array(
+        z.object({
+          chain: z.string(),
+          token: z.string(),
+          count: z.number().nullable(),
+          unionCount: z.number().nullable(),
+          capturePct: z.number().nullable(),
+          probeOk: z.boolean().nullable(),
+          capped: z.boolean().nullable(),
+        }),
+      )
+      .optional()
+      .describe(
+        'token-trade-coverage: the latest cycle per (chain, token): distinct transactions, union, capture.',
+      ),
+    pageUrl: z.url(),
+    license: z.literal('CC-BY-4.0'),
+  })
+  .meta({ id: 'Audit' });
+
+export type Audit = z.infer<typeof auditSchema>;

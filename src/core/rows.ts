@@ -5,8 +5,9 @@ import type { Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
 import { mean, quantileSorted, round6 } from './stats.ts';
 
-/** A ranking row before ranks are assigned. */
-export type UnrankedRow = Omit<RankingRow, 'rank'>;
+/** A ranking row before ranks and links are assigned. */
+export type UnrankedRow = Omit<RankingRow, 'rank' | 'audit'>;
+export type RankedRow = Omit<RankingRow, 'audit'>;
 
 function base(p: ProviderEntry): Pick<UnrankedRow, 'name' | 'slug'> & { kind?: string } {
   return p.kind === undefined
@@ -114,7 +115,7 @@ export function windowRows(providers: readonly ProviderEntry[], input: WindowInp
  * Eligible rows by p50 in the benchmark's direction; ties by higher successRate, then larger
  * sampleSize, then slug. Unresponsive rows keep a row but no rank, after the ranked ones.
  */
-export function rankRows(rows: readonly UnrankedRow[], higherIsBetter: boolean): RankingRow[] {
+export function rankRows(rows: readonly UnrankedRow[], higherIsBetter: boolean): RankedRow[] {
   const cmp = (a: UnrankedRow, b: UnrankedRow): number => {
     const d = higherIsBetter ? b.ms.p50 - a.ms.p50 : a.ms.p50 - b.ms.p50;
     if (d !== 0) return d;

@@ -9,7 +9,7 @@ import { type Site, urls } from './urls.ts';
 export interface StatInput {
   readonly spec: BenchmarkSpec;
   readonly filters: Filters | null;
-  readonly rankings: readonly RankingRow[];
+  readonly rankings: readonly Omit<RankingRow, 'audit'>[];
   readonly sparkline: readonly number[];
   /** Newest sample behind the view, epoch ms; null when there is none. */
   readonly asOf: number | null;
@@ -67,7 +67,7 @@ export function buildStat(i: StatInput): Stat {
     filters: i.filters,
     value,
     leader: leaderRow && value !== null ? { name: leaderRow.name, slug: leaderRow.slug, value } : null,
-    rankings: [...i.rankings],
+    rankings: i.rankings.map((r) => ({ ...r, audit: urls.audit(site, spec.slug, r.slug) })),
     sparkline: [...i.sparkline],
     sampleSize: i.rankings.reduce((n, r) => n + r.sampleSize, 0),
     asOf: i.asOf === null ? null : isoTime(i.asOf),

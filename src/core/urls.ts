@@ -23,5 +23,6 @@ export const urls = {
   stat: (s: Site, slug: string, f: Filters | null = null) => `${s.baseUrl}/api/stat/${slug}${filterQuery(f)}`,
   og: (s: Site, slug: string) => `${s.baseUrl}/api/og/${slug}`,
   sparkline: (s: Site, slug: string) => `${s.baseUrl}/api/sparkline/${slug}`,
+  audit: (s: Site, slug: string, provider: string) => `${s.baseUrl}/api/audit/${slug}/${provider}`,
   compare: (s: Site, a: string, b: string) => `${s.baseUrl}/compare/${a}-vs-${b}`,
 };

@@ -54,6 +54,7 @@ const GET_PATHS = [
   '/api/citable/:date',
   '/api/stat/:slug',
   '/api/compare/:a/:b',
+  '/api/audit/:slug/:provider',
   '/api/cite/:slug/:format',
   '/api/llm-context',
   '/api/freshness',
@@ -150,6 +151,25 @@ export function buildApp(deps: HttpDeps): Hono {
       .then((s) =>
         sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live }),
       );
+  });
+
+  app.get('/api/audit/:slug/:provider', async (c) => {
+    const slug = c.req.param('slug');
+    const provider = c.req.param('provider');
+    if (!SLUG_RE.test(slug)) return badSlug(c, slug);
+    if (!SLUG_RE.test(provider)) return badSlug(c, provider);
+    if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
+    const a = await pub.audit(slug, provider);
+    if (!a) {
+      const valid = pub.spec(slug)?.providers.map((p) => p.slug) ?? [];
+      return sendError(
+        c,
+        404,
+        'unknown_provider',
+        `"${provider}" is not measured by ${slug}. Valid: ${valid.join(', ')}.`,
+      );
+    }
+    return sendBytes(c, { body: a.body, etag: a.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
   });
 
   app.get('/api/compare/:a/:b', async (c) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  auditSchema,
   citableIndexSchema,
   compareSchema,
   errorSchema,
@@ -42,7 +43,15 @@ function dimParam(name: string): Json {
 
 function components(): Json {
   // Registering by reference keeps every response schema in the document generated from zod.
-  void [citableIndexSchema, compareSchema, errorSchema, featuredSchema, freshnessSchema, statSchema];
+  void [
+    auditSchema,
+    citableIndexSchema,
+    compareSchema,
+    errorSchema,
+    featuredSchema,
+    freshnessSchema,
+    statSchema,
+  ];
   const { schemas } = z.toJSONSchema(z.globalRegistry, {
     uri: (id) => `#/components/schemas/${id}`,
     target: 'draft-2020-12',
@@ -115,6 +124,23 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
           200: jsonResponse('Every benchmark where both appear.', 'Compare'),
           400: errorResponse('Malformed slugs, or a and b identical.'),
           404: errorResponse('Unknown provider, or no shared benchmark.'),
+        },
+      }),
+      '/api/audit/{slug}/{provider}': op('audit_provider', "The raw measurements behind a provider's row", {
+        parameters: [
+          slugParam,
+          {
+            name: 'provider',
+            in: 'path',
+            required: true,
+            schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,79}$' },
+          },
+        ],
+        responses: {
+          200: jsonResponse('Networks counted, or per-token counts of the latest cycle.', 'Audit'),
+          400: errorResponse('Malformed slug.'),
+          404: errorResponse('Unknown benchmark, or a provider the benchmark does not measure.'),
+          503: errorResponse('Benchmarks temporarily unavailable.'),
         },
       }),
       '/api/og/{slug}': op(undefined, 'Watermarked 1200x630 PNG of the current value and sparkline', {

@@ -1,6 +1,6 @@
 import type { Filters, Stat } from '../core/api-schemas.ts';
 import { DAY_MS } from '../core/dates.ts';
-import { latestRows, rankRows, windowRows } from '../core/rows.ts';
+import { latestRows, type RankedRow, rankRows, windowRows } from '../core/rows.ts';
 import { labelsKey, type Matcher, type Sample } from '../core/samples.ts';
 import { sparklineSeries } from '../core/sparkline.ts';
 import { type BenchmarkSpec, DIMENSION_NAMES, durationMs, type ProviderEntry } from '../core/spec-schema.ts';
@@ -62,7 +62,7 @@ export async function computeStat(
   const neverRun = bounds === null || bounds.min > evalTime;
   const d = spec.derivation;
   const windowStart = evalTime - WINDOW_MS;
-  let rankings: Stat['rankings'] = [];
+  let rankings: RankedRow[] = [];
   let sparkline: number[] = [];
   let asOf: number | null = null;
 

@@ -1,5 +1,13 @@
 import type { Config } from '../config.ts';
-import type { CitableIndex, Compare, Featured, Filters, Freshness, Stat } from '../core/api-schemas.ts';
+import type {
+  Audit,
+  CitableIndex,
+  Compare,
+  Featured,
+  Filters,
+  Freshness,
+  Stat,
+} from '../core/api-schemas.ts';
 import { buildCompare } from '../core/compare.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
 import { buildFeatured } from '../core/featured.ts';
@@ -10,6 +18,7 @@ import { type BenchmarkSpec, DIMENSION_NAMES, SLUG_RE } from '../core/spec-schem
 import { citableRow } from '../core/stat.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
+import { buildAudit } from './audit.ts';
 import { computeStat, specMetrics } from './compute.ts';
 import {
   type FilterResolution,
@@ -273,6 +282,14 @@ export class Publication implements PublicationApi {
         ),
       ),
     };
+  }
+
+  /** The raw measurements behind one provider's row; null for a provider the benchmark does not declare. */
+  async audit(slug: string, provider: string): Promise<Served<Audit> | null> {
+    const spec = this.bySlug.get(slug);
+    if (!spec) throw new UnknownBenchmarkError(slug);
+    if (!spec.providers.some((p) => p.slug === provider)) return null;
+    return serve(await guarded(() => buildAudit(this.store, spec, provider, this.clock(), this.site)));
   }
 
   /** First UTC day with any sample of any benchmark, or null when the store is empty. */

@@ -60,6 +60,7 @@ export function makeStat(i: StatInput): Stat {
     sampleSize: 48,
     unresponsive: false,
     lastSampleAt: asOf ?? SAMPLE_AS_OF,
+    audit: `${base}/api/audit/${i.slug}/${p.slug}`,
   }));
   const pageUrl = `${base}/benchmarks/${i.slug}`;
   const headline = leader

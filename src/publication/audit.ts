@@ -1,0 +1,78 @@
+import type { Audit } from '../core/api-schemas.ts';
+import { isoTime } from '../core/format.ts';
+import { METRICS } from '../core/metric-names.ts';
+import { providerName } from '../core/providers.ts';
+import { eq, type Sample } from '../core/samples.ts';
+import type { BenchmarkSpec } from '../core/spec-schema.ts';
+import { type Site, urls } from '../core/urls.ts';
+import type { SampleStore } from '../store/sample-store.ts';
+
+/** Samples of one series set written at exactly time t (a cycle writes all of them at its slot). */
+function at(
+  store: SampleStore,
+  metric: string,
+  matchers: Parameters<SampleStore['select']>[0]['matchers'],
+  t: number,
+) {
+  return store.select({ metric, matchers: matchers ?? [], after: t - 1, until: t });
+}
+
+const cellKey = (s: Sample) => `${s.labels.chain}\u0000${s.labels.token}`;
+
+/**
+ * The raw measurements behind one provider's ranking row, so a reader can check a number:
+ * the networks a listing counted, or the per-token counts, union and capture of the last cycle.
+ */
+export async function buildAudit(
+  store: SampleStore,
+  spec: BenchmarkSpec,
+  provider: string,
+  evalTime: number,
+  site: Site,
+): Promise<Audit> {
+  const base = {
+    benchmark: spec.slug,
+    provider: { slug: provider, name: providerName(provider) },
+    pageUrl: urls.page(site, spec.slug),
+    license: 'CC-BY-4.0' as const,
+  };
+  const p = eq('provider', provider);
+  if (spec.derivation.mode === 'latest') {
+    const [latest] = await store.latest({ metric: spec.derivation.metric, matchers: [p], at: evalTime });
+    if (!latest) return { ...base, asOf: null, networks: [] };
+    const listed = await at(store, METRICS.networkListed, [p], latest.t);
+    const networks = listed
+      .map((s) => ({ chainId: s.labels.chain_id ?? '', name: s.labels.name ?? '' }))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.chainId.localeCompare(b.chainId));
+    return { ...base, asOf: isoTime(latest.t), networks };
+  }
+  const captures = await store.latest({ metric: spec.derivation.metric, matchers: [p], at: evalTime });
+  if (captures.length === 0) return { ...base, asOf: null, cells: [] };
+  const t = Math.max(...captures.map((s) => s.t));
+  const [counts, unions, probes, capped] = await Promise.all([
+    at(store, METRICS.tokenTradeCount, [p], t),
+    at(store, METRICS.tokenTradeUnionCount, [], t),
+    at(store, spec.derivation.probeMetric, [p], t),
+    at(store, METRICS.tokenTradeCapped, [p], t),
+  ]);
+  const byCell = (list: readonly Sample[]) => new Map(list.map((s) => [cellKey(s), s.v]));
+  const [c, u, ok, cap] = [byCell(counts), byCell(unions), byCell(probes), byCell(capped)];
+  const cells = captures
+    .filter((s) => s.t === t)
+    .map((s) => {
+      const k = cellKey(s);
+      const probe = ok.get(k);
+      const capV = cap.get(k);
+      return {
+        chain: s.labels.chain ?? '',
+        token: s.labels.token ?? '',
+        count: c.get(k) ?? null,
+        unionCount: u.get(k) ?? null,
+        capturePct: s.v,
+        probeOk: probe === undefined ? null : probe >= 1,
+        capped: capV === undefined ? null : capV >= 1,
+      };
+    })
+    .sort((a, b) => a.chain.localeCompare(b.chain) || a.token.localeCompare(b.token));
+  return { ...base, asOf: isoTime(t), cells };
+}

@@ -17,12 +17,18 @@ step() {
   fi
 }
 
-# promtool checks the /metrics exposition; Debian ships it in the prometheus package.
-if ! command -v promtool >/dev/null 2>&1; then
+# Debian packages the tests use: promtool (package prometheus) checks the /metrics exposition;
+# chromium drives the page tests through playwright-core.
+missing=()
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "── installing Debian package prometheus (for promtool)"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus) >/dev/null 2>&1 \
-      || echo "could not install prometheus; promtool tests will fail"
+    echo "── installing Debian packages: ${missing[*]}"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}") >/dev/null 2>&1 \
+      || echo "could not install ${missing[*]}; the tests that need them will fail"
+  else
+    echo "missing ${missing[*]} (apt-get install as root); the tests that need them will fail"
   fi
 fi
 

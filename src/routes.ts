@@ -1,8 +1,9 @@
 import { registerMcpRoutes } from './mcp/routes.ts';
+import { registerPageRoutes } from './pages/routes.ts';
 import { createImageService, registerImageRoutes } from './render/routes.ts';
 import type { RouteRegistrar } from './service.ts';
 
-/** Route modules beyond the JSON API (images, MCP), wired in one place. */
+/** Route modules beyond the JSON API (images, MCP, HTML pages), wired in one place. */
 export const defaultRoutes: readonly RouteRegistrar[] = [
   (app, core) => {
     const images = createImageService(core);
@@ -10,4 +11,5 @@ export const defaultRoutes: readonly RouteRegistrar[] = [
     registerImageRoutes(app, core, images);
   },
   (app, core) => registerMcpRoutes(app, core),
+  (app, core) => registerPageRoutes(app, core.publication),
 ];

@@ -62,6 +62,9 @@ const GET_PATHS = [
   '/api/og/:slug',
   '/api/sparkline/:slug',
   '/mcp',
+  '/',
+  '/benchmarks/:slug',
+  '/compare/:pair',
 ];
 
 export function buildApp(deps: HttpDeps): Hono {

@@ -55,15 +55,8 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   collectDefaultMetrics({ register: metrics });
   const publication = createPublication({ specs, store, config, clock });
   const closeHooks: (() => Promise<void> | void)[] = [];
-  const core: ServiceCore = {
-    config,
-    clock,
-    specs,
-    store,
-    publication,
-    metrics,
-    onClose: (fn) => closeHooks.push(fn),
-  };
+  const shared = { config, clock, specs, store, publication, metrics };
+  const core: ServiceCore = { ...shared, onClose: (fn) => closeHooks.push(fn) };
   const app = buildApp({
     config,
     publication,
@@ -75,12 +68,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   });
   let server: ServerType | undefined;
   return {
-    config,
-    clock,
-    specs,
-    store,
-    publication,
-    metrics,
+    ...shared,
     app,
     listen: () =>
       new Promise((resolve, reject) => {

@@ -27,6 +27,15 @@ export interface HttpDeps extends AppDeps {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const encoder = new TextEncoder();
 
+/** A cached JSON view (bytes + ETag) as a response. */
+function sendServed(
+  c: Context,
+  s: { body: Uint8Array<ArrayBuffer>; etag: string },
+  cacheControl: string = CACHE.live,
+) {
+  return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl });
+}
+
 function badSlug(c: Context, slug: string): Response {
   return sendError(
     c,
@@ -95,18 +104,8 @@ export function buildApp(deps: HttpDeps): Hono {
   // Cached views are answered synchronously: no promise, no JSON work, just the stored bytes.
   app.get('/api/citable', (c): Response | Promise<Response> => {
     const hit = pub.peekCitable();
-    if (hit)
-      return sendBytes(c, {
-        body: hit.body,
-        etag: hit.etag,
-        contentType: JSON_TYPE,
-        cacheControl: CACHE.live,
-      });
-    return pub
-      .citable()
-      .then((s) =>
-        sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live }),
-      );
+    if (hit) return sendServed(c, hit);
+    return pub.citable().then((s) => sendServed(c, s));
   });
 
   app.get('/api/citable/:date', async (c) => {
@@ -142,18 +141,8 @@ export function buildApp(deps: HttpDeps): Hono {
       filters = f.filters;
     }
     const hit = pub.peekStat(slug, filters);
-    if (hit)
-      return sendBytes(c, {
-        body: hit.body,
-        etag: hit.etag,
-        contentType: JSON_TYPE,
-        cacheControl: CACHE.live,
-      });
-    return pub
-      .stat(slug, filters)
-      .then((s) =>
-        sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live }),
-      );
+    if (hit) return sendServed(c, hit);
+    return pub.stat(slug, filters).then((s) => sendServed(c, s));
   });
 
   app.get('/api/audit/:slug/:provider', async (c) => {
@@ -172,18 +161,13 @@ export function buildApp(deps: HttpDeps): Hono {
         `"${provider}" is not measured by ${slug}. Valid: ${valid.join(', ')}.`,
       );
     }
-    return sendBytes(c, { body: a.body, etag: a.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+    return sendServed(c, a);
   });
 
   app.get('/api/compare/:a/:b', async (c) => {
     const r = await pub.compare(c.req.param('a'), c.req.param('b'));
     if (!r.ok) return sendError(c, r.status, r.error, r.message);
-    return sendBytes(c, {
-      body: r.served.body,
-      etag: r.served.etag,
-      contentType: JSON_TYPE,
-      cacheControl: CACHE.live,
-    });
+    return sendServed(c, r.served);
   });
 
   app.get('/api/cite/:slug/:format', async (c) => {
@@ -236,7 +220,7 @@ export function buildApp(deps: HttpDeps): Hono {
 
   app.get('/api/search/featured', async (c) => {
     const s = await pub.featured();
-    return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+    return sendServed(c, s);
   });
 
   for (const register of deps.extraRoutes ?? []) register(app);

@@ -6,6 +6,7 @@ import { eq, type Sample } from '../core/samples.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import { type Site, urls } from '../core/urls.ts';
 import type { SampleStore } from '../store/sample-store.ts';
+import { auditNetworks } from './audit-networks.ts';
 
 /** Samples of one series set written at exactly time t (a cycle writes all of them at its slot). */
 function at(
@@ -38,13 +39,7 @@ export async function buildAudit(
   };
   const p = eq('provider', provider);
   if (spec.derivation.mode === 'latest') {
-    const [latest] = await store.latest({ metric: spec.derivation.metric, matchers: [p], at: evalTime });
-    if (!latest) return { ...base, asOf: null, networks: [] };
-    const listed = await at(store, METRICS.networkListed, [p], latest.t);
-    const networks = listed
-      .map((s) => ({ chainId: s.labels.chain_id ?? '', name: s.labels.name ?? '' }))
-      .sort((a, b) => a.name.localeCompare(b.name) || a.chainId.localeCompare(b.chainId));
-    return { ...base, asOf: isoTime(latest.t), networks };
+    return { ...base, ...(await auditNetworks(store, spec.derivation.metric, p, evalTime)) };
   }
   const captures = await store.latest({ metric: spec.derivation.metric, matchers: [p], at: evalTime });
   if (captures.length === 0) return { ...base, asOf: null, cells: [] };

@@ -69,6 +69,26 @@ describe('npm run demo (the README quick start)', () => {
 
     const idx = await (await fetch(`${base}/api/citable`)).json();
     expect(idx.benchmarks.map((b: { status: string }) => b.status)).toEqual(['live', 'live']);
+    // The published trade numbers follow the methodology end to end: Stellar (Mobula alone) is
+    // shown without a comparison and stays out of the aggregate, whose samples are exactly the
+    // per-chain ones of the four comparable chains.
+    type Row = { slug: string; rank: number | null; sampleSize: number; noComparison: boolean };
+    const tradeStat = async (q = '') => (await fetch(`${base}/api/stat/token-trade-coverage${q}`)).json();
+    const stellar = await tradeStat('?chain=stellar');
+    expect(stellar.value).toBeNull();
+    expect(stellar.rankings.map((r: Row) => [r.slug, r.rank, r.noComparison])).toEqual([
+      ['mobula', null, true],
+    ]);
+    const all = await tradeStat();
+    expect(
+      all.rankings.every((r: Row & { unionCapture: unknown }) => !r.noComparison && r.unionCapture),
+    ).toBe(true);
+    const perChain = new Map<string, number>();
+    for (const chain of ['solana', 'ethereum', 'bsc', 'base']) {
+      for (const r of (await tradeStat(`?chain=${chain}`)).rankings as Row[])
+        perChain.set(r.slug, (perChain.get(r.slug) ?? 0) + r.sampleSize);
+    }
+    for (const r of all.rankings as Row[]) expect(r.sampleSize).toBe(perChain.get(r.slug));
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/^networks_supported\{provider="geckoterminal"\} \d+/m);
     expect(metrics).toMatch(/^fetch_errors_total\{/m);

@@ -61,12 +61,21 @@ describe('requestJson', () => {
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 
-  it('aborts when the cycle deadline signal fires', async () => {
+  it('aborts when the cycle deadline signal fires, as a failure of ours (deadline), not a provider timeout', async () => {
     stub = await startStubServer(() => ({ hang: true }));
     const ctl = new AbortController();
-    setTimeout(() => ctl.abort(), 50);
+    setTimeout(() => ctl.abort('deadline'), 50);
     const r = await requestJson({ url: stub.url }, { ...base, timeoutMs: 10_000, signal: ctl.signal });
-    expect(r).toMatchObject({ ok: false, failure: { type: 'timeout', message: 'cycle deadline reached' } });
+    expect(r).toMatchObject({
+      ok: false,
+      failure: { type: 'deadline', message: 'cycle deadline reached mid-request' },
+    });
+    // The provider's own timeout stays a timeout even with a cycle signal present.
+    const slow = await requestJson(
+      { url: stub.url },
+      { ...base, timeoutMs: 50, signal: new AbortController().signal },
+    );
+    expect(slow).toMatchObject({ ok: false, failure: { type: 'timeout' } });
   });
 
   it('stops reading past the body cap, declared or streamed', async () => {

@@ -53,7 +53,7 @@ describe('harness Prometheus exposition', () => {
   it('exports every harness metric with the documented labels', () => {
     for (const line of [
       /^networks_supported\{provider="mobula"\} \d+$/m,
-      /^network_listed\{provider="codex",chain_id="1",name="Ethereum"\} 1$/m,
+      /^network_listed\{provider="codex",chain_id="eip155:1",name="Ethereum",raw_id="1"\} 1$/m,
       /^fetch_errors_total\{benchmark="network-coverage",provider="coinstats",error_type="auth"\} 1$/m,
       /^token_trade_count\{provider="bitquery",chain="ethereum",token="PEPE"\} \d+$/m,
       /^token_trade_capture_pct\{provider="mobula",chain="stellar",token="yXLM"\} 100$/m,

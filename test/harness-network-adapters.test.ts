@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type EvmChainTable, evmChains } from '../src/harness/chains/evm-chains.ts';
+import { resolveChain } from '../src/harness/chains/resolve.ts';
 import type { HarnessProvider } from '../src/harness/config.ts';
 import type { AdapterContext } from '../src/harness/context.ts';
 import { codexNetworks } from '../src/harness/network/codex.ts';
@@ -8,8 +10,9 @@ import { coinpaprikaNetworks } from '../src/harness/network/coinpaprika.ts';
 import { coinstatsNetworks } from '../src/harness/network/coinstats.ts';
 import { countNetworks, type NetworkAdapter } from '../src/harness/network/contract.ts';
 import { covalentNetworks } from '../src/harness/network/covalent.ts';
+import { checkListing } from '../src/harness/network/entries.ts';
 import { geckoterminalNetworks } from '../src/harness/network/geckoterminal.ts';
-import { mobulaNetworks, normalizeMobulaChainId } from '../src/harness/network/mobula.ts';
+import { mobulaHints, mobulaNetworks } from '../src/harness/network/mobula.ts';
 import { simDuneNetworks } from '../src/harness/network/sim-dune.ts';
 import {
   type StubRequest,
@@ -18,6 +21,7 @@ import {
   startStubServer,
 } from '../src/sim/stub-server.ts';
 
+const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 const fixture = (name: string) =>
   readFileSync(new URL(`./fixtures/providers/${name}`, import.meta.url), 'utf8');
 
@@ -32,11 +36,16 @@ function ctx(slug: HarnessProvider, baseUrl: string, apiKey?: string): AdapterCo
       configured: true,
     },
     maxPages: 20,
+    maxHashes: 1_000_000,
     http: { timeoutMs: 2000, maxBodyBytes: 1 << 20, maxRetries: 0, retryMaxWaitMs: 0 },
   };
 }
 
 let stub: StubServer | null = null;
+let evm: EvmChainTable;
+beforeAll(async () => {
+  evm = await evmChains();
+});
 afterEach(async () => {
   await stub?.close();
   stub = null;
@@ -53,7 +62,7 @@ async function run(
 
 function counted(r: Awaited<ReturnType<NetworkAdapter['list']>>): string[] {
   if (!r.ok) throw new Error(`expected success, got ${r.failure.type}: ${r.failure.message}`);
-  return countNetworks(r.value).map((n) => n.key);
+  return countNetworks(r.value, evm).counted.map((n) => n.chainId);
 }
 
 describe('network adapters on recorded provider responses', () => {
@@ -61,8 +70,16 @@ describe('network adapters on recorded provider responses', () => {
     const r = await run(geckoterminalNetworks, (req) => ({
       body: fixture(`geckoterminal-networks-page${req.query.get('page')}.json`),
     }));
-    // 7 entries, some_new_l2 listed on both pages, two networks with a null platform id both count.
-    expect(counted(r)).toEqual(['another_l3', 'base', 'bsc', 'eth', 'solana', 'some_new_l2']);
+    // 7 entries, some_new_l2 listed on both pages, two networks with a null platform id both count
+    // (unmapped: no row in the reviewed table), the others through the table to CAIP-2 ids.
+    expect(counted(r)).toEqual([
+      'eip155:1',
+      'eip155:56',
+      'eip155:8453',
+      SOLANA,
+      'unmapped:another_l3',
+      'unmapped:some_new_l2',
+    ]);
     expect(stub?.requests.map((q) => `${q.path}?${q.query}`)).toEqual([
       '/api/v2/networks?page=1',
       '/api/v2/networks?page=2',
@@ -84,9 +101,9 @@ describe('network adapters on recorded provider responses', () => {
     if (!loop.ok) expect(loop.failure.type).toBe('parse');
   });
 
-  it('Codex sends the raw key, counts unique network ids', async () => {
+  it('Codex sends the raw key, counts unique network ids (EVM ids as eip155, Solana through the table)', async () => {
     const r = await run(codexNetworks, () => ({ body: fixture('codex-networks.json') }), 'ck');
-    expect(counted(r)).toEqual(['1', '1399811149', '42161', '56', '8453']);
+    expect(counted(r)).toEqual(['eip155:1', 'eip155:42161', 'eip155:56', 'eip155:8453', SOLANA]);
     expect(stub?.requests[0]?.headers.authorization).toBe('ck');
     expect(JSON.parse(stub?.requests[0]?.body ?? '{}').query).toContain('getNetworks');
   });
@@ -108,26 +125,40 @@ describe('network adapters on recorded provider responses', () => {
 
   it('Mobula: 1, evm:1 and evmChainId are one chain; solana and solana:solana too; testnets dropped', async () => {
     const r = await run(mobulaNetworks, () => ({ body: fixture('mobula-blockchains.json') }), 'mk');
-    expect(counted(r)).toEqual(['evm:1', 'evm:56', 'solana:solana', 'stellar:stellar']);
+    expect(counted(r)).toEqual(['eip155:1', 'eip155:56', SOLANA, 'stellar:pubnet']);
     expect(stub?.requests[0]?.headers.authorization).toBe('mk');
-    expect(normalizeMobulaChainId('1')).toBe('evm:1');
-    expect(normalizeMobulaChainId('EVM:0001')).toBe('evm:1');
-    expect(normalizeMobulaChainId(8453)).toBe('evm:8453');
-    expect(normalizeMobulaChainId('base', 8453)).toBe('evm:8453');
-    expect(normalizeMobulaChainId('solana')).toBe('solana:solana');
+    const id = (chainId: string | number, evmChainId?: number) =>
+      resolveChain(mobulaHints(chainId, evmChainId), String(chainId)).id;
+    expect(id('1')).toBe('eip155:1');
+    expect(id('EVM:0001')).toBe('eip155:1');
+    expect(id(8453)).toBe('eip155:8453');
+    expect(id('base', 8453)).toBe('eip155:8453');
+    expect(id('solana')).toBe(SOLANA);
+    expect(id('cosmos:cosmoshub-4')).toBe('cosmos:cosmoshub-4');
+    expect(id('newchain')).toBe('unmapped:newchain:newchain');
   });
 
-  it('CoinPaprika counts unique platform ids (no chain id exists)', async () => {
+  it('CoinPaprika maps unique platform ids through the table (no chain id exists)', async () => {
     const r = await run(coinpaprikaNetworks, () => ({ body: fixture('coinpaprika-contracts.json') }));
-    expect(counted(r)).toHaveLength(6);
-    if (r.ok) expect(r.value.find((n) => n.key === 'bnb-binance-coin')?.name).toBe('binance coin');
+    expect(counted(r)).toEqual([
+      'eip155:1',
+      'eip155:137',
+      'eip155:43114',
+      'eip155:56',
+      SOLANA,
+      'tron:0x2b6653dc',
+    ]);
+    if (r.ok) expect(r.value.entries.find((n) => n.rawId === 'bnb-binance-coin')?.name).toBe('binance coin');
   });
 
   it('Covalent: Bearer key, is_testnet dropped, chain_id deduped; error envelopes fail', async () => {
     const r = await run(covalentNetworks, () => ({ body: fixture('covalent-chains.json') }), 'cqt');
-    expect(counted(r)).toEqual(['1', '56', '8453']);
+    expect(counted(r)).toEqual(['eip155:1', 'eip155:56', 'eip155:8453']);
     expect(stub?.requests[0]?.headers.authorization).toBe('Bearer cqt');
-    if (r.ok) expect(countNetworks(r.value).find((n) => n.key === '56')?.name).toBe('bsc-mainnet');
+    if (r.ok)
+      expect(countNetworks(r.value, evm).counted.find((n) => n.chainId === 'eip155:56')?.name).toBe(
+        'bsc-mainnet',
+      );
     await stub?.close();
     const apiErr = await run(covalentNetworks, () => ({ body: fixture('covalent-error.json') }), 'cqt');
     expect(apiErr).toMatchObject({ ok: false, failure: { type: 'parse' } });
@@ -142,27 +173,54 @@ describe('network adapters on recorded provider responses', () => {
 
   it('CoinStats counts unique chain values, not wallet connections', async () => {
     const r = await run(coinstatsNetworks, () => ({ body: fixture('coinstats-blockchains.json') }), 'csk');
-    expect(counted(r)).toEqual(['binance_smart', 'ethereum', 'polygon-pos', 'solana']);
+    expect(counted(r)).toEqual(['eip155:1', 'eip155:137', 'eip155:56', SOLANA]);
     expect(stub?.requests[0]?.headers['x-api-key']).toBe('csk');
   });
 
   it('Sim by Dune keeps only chains tagged mainnet, dedupes chain_id, sends the key only when set', async () => {
     const r = await run(simDuneNetworks, () => ({ body: fixture('sim-dune-supported-chains.json') }));
-    expect(counted(r)).toEqual(['1', '57073', '8453']);
+    expect(counted(r)).toEqual(['eip155:1', 'eip155:57073', 'eip155:8453']);
     expect(stub?.requests[0]?.headers['x-sim-api-key']).toBeUndefined();
     await stub?.close();
     await run(simDuneNetworks, () => ({ body: fixture('sim-dune-supported-chains.json') }), 'sk');
     expect(stub?.requests[0]?.headers['x-sim-api-key']).toBe('sk');
   });
 
-  it('CoinGecko dedupes on the platform id; null chain_identifier entries still count', async () => {
+  it('CoinGecko: chain_identifier where given, else the platform id through the table; unknown ones count once', async () => {
     const r = await run(coingeckoNetworks, () => ({ body: fixture('coingecko-asset-platforms.json') }));
-    expect(counted(r)).toEqual(['binance-smart-chain', 'ethereum', 'factom', 'solana']);
+    expect(counted(r)).toEqual(['eip155:1', 'eip155:56', SOLANA, 'unmapped:factom']);
   });
 
-  it('a body of the wrong shape is a parse failure naming the field', async () => {
+  it('validates entry by entry: bad entries are dropped with a reason; exactly half bad still counts', async () => {
+    const r = await run(coinpaprikaNetworks, () => ({ body: '["eth-ethereum", null, "", "sol-solana"]' }));
+    if (!r.ok) throw new Error(r.failure.message);
+    expect(r.value.dropped.map((d) => [d.rawId, d.reason])).toEqual([
+      ['', 'missing_id'],
+      ['', 'missing_id'],
+    ]);
+    expect(checkListing(r.value, 'coinpaprika').ok).toBe(true);
+    expect(counted(r)).toEqual(['eip155:1', SOLANA]);
+    await stub?.close();
+    const g = await run(coingeckoNetworks, () => ({
+      body: '[{"id":"ethereum","chain_identifier":1,"name":"Ethereum"},{"id":7,"name":"Seven"},{"id":"x"},{"id":"base","chain_identifier":8453,"name":"Base"}]',
+    }));
+    if (!g.ok) throw new Error(g.failure.message);
+    expect(g.value.dropped.map((d) => [d.rawId, d.name, d.reason])).toEqual([
+      ['7', 'Seven', 'bad_id'],
+      ['x', '', 'bad_entry'],
+    ]);
+    expect(counted(g)).toEqual(['eip155:1', 'eip155:8453']);
+  });
+
+  it('a body of the wrong shape is a parse failure; a listing of only bad entries fails naming the field', async () => {
+    const whole = await run(coingeckoNetworks, () => ({ body: '{"id":"x"}' }));
+    expect(whole).toMatchObject({ ok: false, failure: { type: 'parse' } });
+    await stub?.close();
     const r = await run(coingeckoNetworks, () => ({ body: '[{"id":"x"}]' }));
-    expect(r).toMatchObject({ ok: false, failure: { type: 'parse' } });
-    if (!r.ok) expect(r.failure.message).toContain('0.name');
+    if (!r.ok) throw new Error(r.failure.message);
+    expect(r.value.dropped).toMatchObject([{ rawId: 'x', reason: 'bad_entry' }]);
+    const checked = checkListing(r.value, 'coingecko');
+    expect(checked).toMatchObject({ ok: false, failure: { type: 'parse' } });
+    if (!checked.ok) expect(checked.failure.message).toContain('0.name');
   });
 });

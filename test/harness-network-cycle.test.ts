@@ -68,7 +68,7 @@ describe('network-coverage cycle against the simulator', () => {
       at: T1,
     });
     expect(listed).toHaveLength(sim.expectedNetworks.mobula as number);
-    expect(listed.some((s) => s.labels.chain_id === 'evm:1')).toBe(true);
+    expect(listed.some((s) => s.labels.chain_id === 'eip155:1')).toBe(true);
     expect(listed.some((s) => /testnet/i.test(s.labels.name ?? ''))).toBe(false);
     expect(listed.every((s) => s.t === T1 && s.v === 1)).toBe(true);
   });

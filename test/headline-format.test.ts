@@ -25,8 +25,11 @@ describe('formatValue', () => {
 
 describe('headline and quote', () => {
   it('names the leader, the metric, the value and the window', () => {
-    expect(headline({ ...base, leaderName: 'GeckoTerminal', value: 263 })).toBe(
-      'GeckoTerminal leads networks supported at 263 (24h) on Onchain data API with most networks supported.',
+    // A listing count carried forward is dated by its own sample (issue 10, rule 4).
+    expect(
+      headline({ ...base, leaderName: 'GeckoTerminal', value: 263, asOf: Date.UTC(2026, 10, 20, 12, 0) }),
+    ).toBe(
+      'GeckoTerminal leads networks supported at 263 (as of 2026-11-20 12:00 UTC) on Onchain data API with most networks supported.',
     );
     expect(
       headline({

@@ -293,9 +293,10 @@ describe('audit: the raw measurements behind a row', () => {
       const body = await res.text();
       api.check('/api/audit/{slug}/{provider}', 'get', res, body);
       const audit = JSON.parse(body);
+      // Samples written before CAIP-2 ids (provider key as chain_id, no raw_id) show the key as raw id.
       expect(audit.networks).toEqual([
-        { chainId: '8453', name: 'Base' },
-        { chainId: '1', name: 'Ethereum' },
+        { chainId: '8453', caip2: null, name: 'Base', rawId: '8453' },
+        { chainId: '1', caip2: null, name: 'Ethereum', rawId: '1' },
       ]);
       expect(audit.networks.length).toBe(stat.rankings[0].ms.p50);
       expect(audit.asOf).toBe(new Date(t).toISOString());

@@ -34,6 +34,7 @@ function testPublication(stats: readonly Stat[], opts: { peek?: boolean } = {}) 
       return s;
     },
     citable: () => Promise.reject(new Error('unused')),
+    compare: () => Promise.reject(new Error('unused')),
     onChange: (l) => {
       listeners.add(l);
       return () => listeners.delete(l);

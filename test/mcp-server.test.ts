@@ -87,9 +87,14 @@ describe('MCP over a real socket with the SDK client', () => {
     expect(client.getInstructions()).toMatch(/list_benchmarks/);
   });
 
-  it('lists three read-only tools with input and output schemas', async () => {
+  it('lists four read-only tools with input and output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['list_benchmarks', 'get_benchmark', 'query_prom']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'list_benchmarks',
+      'get_benchmark',
+      'compare_providers',
+      'query_prom',
+    ]);
     for (const t of tools) {
       expect(t.description?.length).toBeGreaterThan(80);
       expect(t.inputSchema.type).toBe('object');

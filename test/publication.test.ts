@@ -32,7 +32,7 @@ describe('publication: network-coverage', () => {
     expect(stat.sparkline).toHaveLength(73);
     expect(stat.sparkline.at(-1)).toBe(stat.value);
     expect(stat.headline).toBe(
-      `${leader?.name} leads networks supported at ${stat.value} (24h) on ${stat.title}.`,
+      `${leader?.name} leads networks supported at ${stat.value} (as of 2026-11-20 12:00 UTC) on ${stat.title}.`,
     );
     expect(stat.quote).toBe(
       `${stat.headline} Source: Citebench (http://bench.test/benchmarks/network-coverage).`,
@@ -44,8 +44,8 @@ describe('publication: network-coverage', () => {
     await f.close();
   });
 
-  it('falls back to the last successful sample when a refresh fails (no sample written)', async () => {
-    const t0 = NOW - 30 * H;
+  it('falls back to the last successful sample when a refresh fails (no sample written), within the window', async () => {
+    const t0 = NOW - 20 * H;
     const f = await fixture({
       samples: [
         { metric: METRICS.networksSupported, labels: { provider: 'geckoterminal' }, t: t0, v: 263 },
@@ -59,8 +59,8 @@ describe('publication: network-coverage', () => {
       ['codex', 140, new Date(NOW - H).toISOString()],
     ]);
     expect(stat.asOf).toBe(new Date(NOW - H).toISOString());
-    // The leader's count is carried over the whole 24 h: 73 points, all 263.
-    expect(stat.sparkline).toEqual(Array(73).fill(263));
+    // The leader's count is carried forward from its sample 20 h ago: the 61 grid points since, all 263.
+    expect(stat.sparkline).toEqual(Array(61).fill(263));
     await f.close();
   });
 
@@ -72,7 +72,7 @@ describe('publication: network-coverage', () => {
     const { value: stat } = await f.publication.stat('network-coverage', r.filters);
     expect(stat.filters).toEqual({ kind: 'dex-index' });
     expect(stat.rankings.map((x) => x.slug).sort()).toEqual(['codex', 'geckoterminal']);
-    expect(stat.headline).toContain('(24h, DEX index)');
+    expect(stat.headline).toContain('(as of 2026-11-20 12:00 UTC, DEX index)');
     expect(stat.pageUrl).toBe('http://bench.test/benchmarks/network-coverage?kind=dex-index');
     expect(f.publication.resolveFilters('network-coverage', { kind: 'all' })).toEqual({
       ok: true,
@@ -117,17 +117,26 @@ describe('publication: token-trade-coverage', () => {
     const { value: all } = await f.publication.stat('token-trade-coverage', null);
     const mobula = all.rankings.find((r) => r.slug === 'mobula');
     const codex = all.rankings.find((r) => r.slug === 'codex');
-    // mobula [90,100,100]: p50 100, mean 96.6667; codex [0,80]: p50 40, success 50%.
-    expect(mobula?.ms).toEqual({ p50: 100, p90: 100, p99: 100, mean: 96.6667 });
-    expect(mobula?.sampleSize).toBe(3);
+    // Stellar (mobula alone) stays out of the aggregate: mobula [90,100]: p50 95; codex [0,80]: p50 40.
+    expect(mobula?.ms).toEqual({ p50: 95, p90: 99, p99: 99.9, mean: 95 });
+    expect(mobula?.sampleSize).toBe(2);
+    expect(mobula?.noComparison).toBe(false);
     expect(codex?.ms.p50).toBe(40);
     expect(codex?.successRate).toBe(50);
-    expect(all.value).toBe(100);
+    expect(all.value).toBe(95);
 
     const { value: stellar } = await f.publication.stat('token-trade-coverage', { chain: 'stellar' });
-    expect(stellar.rankings.map((r) => r.slug)).toEqual(['mobula']);
+    // Alone on Stellar: shown from its own samples, never ranked, no value to quote.
+    expect(stellar.rankings.map((r) => [r.slug, r.rank, r.noComparison, r.ms.p50])).toEqual([
+      ['mobula', null, true, 100],
+    ]);
+    expect(stellar.value).toBeNull();
+    expect(stellar.headline).toContain(
+      'Only Mobula was measured here, so there is no comparison to publish.',
+    );
     const { value: base } = await f.publication.stat('token-trade-coverage', { chain: 'base' });
-    expect(base.status).toBe('draft');
+    // Measured, just not on Base in the last 24 h: stale, not a draft (which means never measured).
+    expect(base.status).toBe('stale');
     expect(base.value).toBeNull();
     expect(base.headline).toContain('(Base). No measurements in the last 24h.');
     await f.close();
@@ -139,18 +148,21 @@ describe('publication: token-trade-coverage', () => {
       samples: [
         ...cell('bitquery', 'solana', 'BONK', t, 100, 0),
         ...cell('codex', 'solana', 'BONK', t, 50),
-        {
-          metric: METRICS.providerUnresponsive,
-          labels: { benchmark: 'token-trade-coverage', provider: 'bitquery' },
-          t,
-          v: 1,
-        },
-        {
-          metric: METRICS.providerUnresponsive,
-          labels: { benchmark: 'token-trade-coverage', provider: 'codex' },
-          t,
-          v: 0,
-        },
+        // Three cycles of 5xx for bitquery (the marker is derived from these samples alone).
+        ...[t - 2 * H, t - H, t].flatMap((ct) => [
+          {
+            metric: METRICS.providerCycle5xx,
+            labels: { benchmark: 'token-trade-coverage', provider: 'bitquery' },
+            t: ct,
+            v: 1,
+          },
+          {
+            metric: METRICS.providerCycle5xx,
+            labels: { benchmark: 'token-trade-coverage', provider: 'codex' },
+            t: ct,
+            v: 0,
+          },
+        ]),
       ],
     });
     const { value: stat } = await f.publication.stat('token-trade-coverage', null);
@@ -205,7 +217,7 @@ describe('publication: day snapshots', () => {
     expect(await f.publication.snapshot('2026-11-21')).toMatchObject({ kind: 'bad_date', message: /future/ });
     expect(await f.publication.snapshot('2026-11-10')).toMatchObject({
       kind: 'bad_date',
-      message: /before the first day/,
+      message: /before the first snapshot/,
     });
     expect((await f.publication.snapshot('2026-11-20')).kind).toBe('live');
     await f.close();
@@ -213,6 +225,7 @@ describe('publication: day snapshots', () => {
 
   it('freezes a past day at end-of-day values and serves it byte-identical after late samples', async () => {
     const f = await fixture({ days: 3 });
+    await f.publication.freezeClosedDays();
     const first = await f.publication.snapshot('2026-11-19');
     if (first.kind !== 'frozen') throw new Error(`expected frozen, got ${first.kind}`);
     const idx = JSON.parse(decode(first.served.body));
@@ -250,6 +263,7 @@ describe('publication: day snapshots', () => {
     };
     const a = await open();
     await a.store.append(buildDataset({ seed: 3, days: 3, end: NOW }));
+    await a.publication.freezeClosedDays();
     const first = await a.publication.snapshot('2026-11-19');
     a.publication.close();
     await a.store.close();
@@ -285,8 +299,10 @@ describe('publication: day snapshots', () => {
     await f.close();
   });
 
-  it('serves the first frozen bytes to concurrent first requests', async () => {
+  it('freezes once under concurrent freezes and never computes a past day on request', async () => {
     const f = await fixture({ days: 3 });
+    expect((await f.publication.snapshot('2026-11-18')).kind).toBe('not_frozen');
+    await Promise.all(Array.from({ length: 5 }, () => f.publication.freezeDay('2026-11-18')));
     const results = await Promise.all(Array.from({ length: 5 }, () => f.publication.snapshot('2026-11-18')));
     const bodies = new Set(results.map((r) => (r.kind === 'frozen' ? decode(r.served.body) : r.kind)));
     expect(bodies.size).toBe(1);
@@ -302,11 +318,19 @@ describe('publication: compare and featured', () => {
     const c = r.served.value;
     expect(c.shared.map((s) => s.slug)).toEqual(['network-coverage', 'token-trade-coverage']);
     for (const row of c.shared) {
-      if (row.aValue !== null && row.bValue !== null) {
+      if (row.comparable && row.aValue !== null && row.bValue !== null) {
         expect(row.delta).toBeCloseTo(row.aValue - row.bValue, 9);
         expect(row.winner).toBe(row.aValue > row.bValue ? 'a' : row.aValue < row.bValue ? 'b' : 'tie');
       }
     }
+    // Mobula (asset registry) and Codex (DEX index) count different things on network-coverage.
+    expect(c.shared[0]).toMatchObject({
+      comparable: false,
+      reason: 'different-kinds',
+      winner: 'tie',
+      delta: null,
+    });
+    expect(c.notComparable).toBe(1);
     expect(c.totalWins.a + c.totalWins.b + c.totalWins.tie).toBe(c.shared.length);
     expect(c.comparePageUrl).toBe('http://bench.test/compare/mobula-vs-codex');
     expect(await f.publication.compare('mobula', 'mobula')).toMatchObject({ ok: false, status: 400 });

@@ -35,22 +35,38 @@ describe('latestRows (network-coverage)', () => {
   });
 });
 
+const cycle = (provider: string, t: number, v: number) =>
+  s('x', { benchmark: 'token-trade-coverage', provider }, t, v);
+
 describe('windowRows (token-trade-coverage)', () => {
-  it('computes quantiles, mean, success rate and sample size per provider across cells', () => {
+  const cellLabels = ['chain', 'token'];
+  const none = { counts: [], unions: [], cycle5xx: [] };
+
+  it('computes quantiles, mean, success rate and sample size per provider over comparable cells', () => {
+    const c = (provider: string, chain: string, token: string, t: number, v: number) =>
+      s('c', { provider, chain, token }, t, v);
     const values = [
-      s('c', { provider: 'mobula', chain: 'solana', token: 'BONK' }, 1, 100),
-      s('c', { provider: 'mobula', chain: 'ethereum', token: 'PEPE' }, 2, 90),
-      s('c', { provider: 'mobula', chain: 'ethereum', token: 'PEPE' }, 3, 80),
-      s('c', { provider: 'mobula', chain: 'ethereum', token: 'PEPE' }, 4, 70),
-      s('c', { provider: 'codex', chain: 'solana', token: 'BONK' }, 1, 50),
+      c('mobula', 'solana', 'BONK', 1, 100),
+      c('mobula', 'ethereum', 'PEPE', 2, 90),
+      c('mobula', 'ethereum', 'PEPE', 3, 80),
+      c('mobula', 'ethereum', 'PEPE', 4, 70),
+      c('codex', 'solana', 'BONK', 1, 50),
+      c('codex', 'ethereum', 'PEPE', 2, 100),
+      c('codex', 'ethereum', 'PEPE', 3, 100),
+      c('codex', 'ethereum', 'PEPE', 4, 100),
     ];
     const probes = [
-      s('p', { provider: 'mobula' }, 1, 1),
-      s('p', { provider: 'mobula' }, 2, 1),
-      s('p', { provider: 'mobula' }, 3, 0),
-      s('p', { provider: 'mobula' }, 4, 1),
+      s('p', { provider: 'mobula', chain: 'solana', token: 'BONK' }, 1, 1),
+      s('p', { provider: 'mobula', chain: 'ethereum', token: 'PEPE' }, 2, 1),
+      s('p', { provider: 'mobula', chain: 'ethereum', token: 'PEPE' }, 3, 0),
+      s('p', { provider: 'mobula', chain: 'ethereum', token: 'PEPE' }, 4, 1),
     ];
-    const rows = windowRows([p('mobula'), p('codex'), p('bitquery')], { values, probes, unresponsive: [] });
+    const rows = windowRows([p('mobula'), p('codex'), p('bitquery')], {
+      cellLabels,
+      values,
+      probes,
+      ...none,
+    });
     expect(rows.map((r) => r.slug)).toEqual(['mobula', 'codex']);
     // sorted [70,80,90,100]: p50 h=1.5 → 85; p90 h=2.7 → 97; p99 h=2.97 → 99.7; mean 85
     expect(rows[0]?.ms).toEqual({ p50: 85, p90: 97, p99: 99.7, mean: 85 });
@@ -59,14 +75,22 @@ describe('windowRows (token-trade-coverage)', () => {
     expect(rows[1]?.successRate).toBe(100);
   });
 
-  it('marks a provider unresponsive from its latest marker only', () => {
-    const values = [s('c', { provider: 'codex' }, 1, 0)];
-    const unresponsive = [s('u', { provider: 'codex' }, 1, 1), s('u', { provider: 'codex' }, 2, 0)];
-    expect(windowRows([p('codex')], { values, probes: [], unresponsive })[0]?.unresponsive).toBe(false);
+  it('marks a provider unresponsive only while its last three cycles were cycles of 5xx', () => {
+    const values = [
+      s('c', { provider: 'codex', chain: 'solana', token: 'BONK' }, 3, 0),
+      s('c', { provider: 'mobula', chain: 'solana', token: 'BONK' }, 3, 100),
+    ];
+    const rows = (cycle5xx: Sample[]) =>
+      windowRows([p('codex')], { cellLabels, values, probes: [], counts: [], unions: [], cycle5xx })[0]
+        ?.unresponsive;
+    expect(rows([cycle('codex', 1, 1), cycle('codex', 2, 1), cycle('codex', 3, 1)])).toBe(true);
+    expect(rows([cycle('codex', 1, 1), cycle('codex', 2, 1)])).toBe(false);
     expect(
-      windowRows([p('codex')], { values, probes: [], unresponsive: unresponsive.slice(0, 1) })[0]
-        ?.unresponsive,
-    ).toBe(true);
+      rows([cycle('codex', 1, 1), cycle('codex', 2, 1), cycle('codex', 3, 1), cycle('codex', 4, 0)]),
+    ).toBe(false);
+    expect(
+      rows([cycle('codex', 0, 1), cycle('codex', 1, 0), cycle('codex', 2, 1), cycle('codex', 3, 1)]),
+    ).toBe(false);
   });
 });
 
@@ -78,6 +102,7 @@ describe('rankRows', () => {
     successRate,
     sampleSize,
     unresponsive,
+    noComparison: false,
     lastSampleAt: new Date(0).toISOString(),
   });
 

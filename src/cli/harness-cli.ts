@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Registry } from 'prom-client';
 import { ConfigError, loadConfig } from '../config.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
@@ -16,18 +16,20 @@ export interface HarnessCliDeps {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly out?: (s: string) => void;
   readonly err?: (s: string) => void;
-  readonly openStore?: () => Promise<Store>;
+  readonly openStore?: (dataDir: string) => Promise<Store>;
   readonly now?: () => number;
   /** Ends a continuous run (besides SIGINT/SIGTERM). */
   readonly signal?: AbortSignal;
 }
 
-const USAGE = `usage: harness run <benchmark> [--provider <slug>]... [--once] [--simulate] [--seed <n>] [--dry-run] [--at <ISO time>]
+const USAGE = `usage: harness run <benchmark> [--provider <slug>]... [--once] [--simulate] [--seed <n>] [--dry-run] [--at <ISO time>] [--data-dir <dir>]
 
   --once       run one cycle at the latest aligned slot (or --at) and exit
-  --provider   only measure this provider (repeatable, or comma-separated)
+  --provider   only measure this provider (repeatable, or comma-separated); prints what it
+               measured and writes nothing, unless --data-dir names another database folder
   --simulate   start the simulated providers and point the adapters at them (implies --dry-run)
   --dry-run    keep samples in memory instead of writing them to the database
+  --data-dir   write to this folder's database instead of DATA_DIR's
 `;
 
 interface Args {
@@ -38,6 +40,7 @@ interface Args {
   dryRun: boolean;
   seed: number;
   at?: number;
+  dataDir?: string;
 }
 
 function parseArgs(argv: readonly string[]): Args | string {
@@ -60,6 +63,10 @@ function parseArgs(argv: readonly string[]): Args | string {
       const v = Number(value());
       if (!Number.isInteger(v)) return '--seed needs an integer';
       out.seed = v;
+    } else if (x === '--data-dir' || x.startsWith('--data-dir=')) {
+      const v = x.includes('=') ? x.slice(x.indexOf('=') + 1) : value();
+      if (!v) return '--data-dir needs a folder';
+      out.dataDir = v;
     } else if (x === '--at') {
       const v = Date.parse(value() ?? '');
       if (Number.isNaN(v)) return '--at needs an ISO date-time';
@@ -159,6 +166,22 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
     return 2;
   }
 
+  // A run restricted to some providers scores them against each other only (a provider alone on a
+  // cell is 100% by construction) and would mark the slot done: it never writes into the live
+  // database. It prints what it measured, or writes to another folder when asked to.
+  const dataDir = args.dataDir ?? config.dataDir;
+  const partial = args.providers.length > 0;
+  if (partial && args.dataDir !== undefined && resolve(args.dataDir) === resolve(config.dataDir)) {
+    err(
+      `harness: --provider never writes into the live DATA_DIR (${config.dataDir}); give --data-dir another folder`,
+    );
+    return 2;
+  }
+  const dryRun = args.simulate || args.dryRun || (partial && args.dataDir === undefined);
+  if (partial && dryRun && !args.simulate && !args.dryRun) {
+    err(`partial run (${args.providers.join(', ')}): printing results, nothing written`);
+  }
+
   let sim: Simulator | null = null;
   let store: Store | null = null;
   try {
@@ -168,14 +191,13 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
       err(`simulated providers at ${sim.url} (seed ${args.seed})`);
     }
     const harnessConfig = loadHarnessConfig(env);
-    store =
-      args.simulate || args.dryRun
-        ? createMemoryStore()
-        : await (deps.openStore?.() ??
-            openDuckDbStore({
-              path: join(config.dataDir, 'citebench.duckdb'),
-              memoryLimit: config.duckdbMemoryLimit,
-            }));
+    store = dryRun
+      ? createMemoryStore()
+      : await (deps.openStore?.(dataDir) ??
+          openDuckDbStore({
+            path: join(dataDir, 'citebench.duckdb'),
+            memoryLimit: config.duckdbMemoryLimit,
+          }));
     const log: HarnessLog = (level, msg) => {
       if (level !== 'debug' && level !== 'info') err(`${level}: ${msg}`);
     };

@@ -39,6 +39,18 @@ export const rankingRowSchema = z
     successRate: z.number().min(0).max(100),
     sampleSize: z.int().min(0),
     unresponsive: z.boolean(),
+    noComparison: z
+      .boolean()
+      .describe(
+        'True when no other provider was measured on any cell and cycle behind this row (e.g. the only provider on a chain): shown, never ranked.',
+      ),
+    unionCapture: z
+      .object({ p50: z.number(), mean: z.number() })
+      .nullable()
+      .optional()
+      .describe(
+        "token-trade-coverage: capture against the union of every provider's distinct transactions on the same cells and cycles, percent.",
+      ),
     lastSampleAt: z.iso.datetime(),
     audit: z.url().describe('The raw measurements behind this row (GET /api/audit/{slug}/{provider}).'),
   })
@@ -59,7 +71,9 @@ export const statSchema = z
     category: z.string(),
     metric: z.string(),
     unit: z.string(),
-    status: z.enum(['live', 'draft']),
+    status: z
+      .enum(['live', 'stale', 'draft'])
+      .describe('draft: never measured; stale: no sample for twice the cadence; live otherwise.'),
     higherIsBetter: z.boolean(),
     filters: filtersSchema.nullable(),
     value: z.number().nullable(),
@@ -91,7 +105,7 @@ export const citableRowSchema = z
     category: z.string(),
     metric: z.string(),
     unit: z.string(),
-    status: z.enum(['live', 'draft']),
+    status: z.enum(['live', 'stale', 'draft']),
     value: z.number().nullable(),
     leader: leaderSchema.nullable(),
     sampleSize: z.int().min(0),
@@ -131,6 +145,13 @@ export const compareRowSchema = z.object({
   bValue: z.number().nullable(),
   winner: z.enum(['a', 'b', 'tie']),
   delta: z.number().nullable(),
+  comparable: z
+    .boolean()
+    .describe('False when the data cannot support a verdict: then winner is "tie" and delta null.'),
+  reason: z
+    .string()
+    .nullable()
+    .describe('Why the row is not comparable: no-data:<slug>, unresponsive:<slug> or different-kinds.'),
   pageUrl: z.url(),
   asOf: z.iso.datetime().nullable(),
 });
@@ -139,7 +160,10 @@ export const compareSchema = z
   .object({
     a: z.object({ slug: z.string(), name: z.string() }),
     b: z.object({ slug: z.string(), name: z.string() }),
-    totalWins: z.object({ a: z.int(), b: z.int(), tie: z.int() }),
+    totalWins: z
+      .object({ a: z.int(), b: z.int(), tie: z.int() })
+      .describe('Sums to the length of shared; rows that are not comparable count as ties.'),
+    notComparable: z.int().min(0).describe('Rows of shared that are not comparable.'),
     shared: z.array(compareRowSchema),
     comparePageUrl: z.url(),
     license: z.literal('CC-BY-4.0'),
@@ -149,7 +173,18 @@ export const compareSchema = z
 export const freshnessSchema = z
   .object({
     now: z.int(),
-    freshness: z.record(z.string(), z.int()),
+    freshness: z
+      .record(z.string(), z.int())
+      .describe('Newest sample time (epoch ms) of every benchmark that has data, stale ones included.'),
+    status: z.record(
+      z.string(),
+      z.object({
+        lastSampleAt: z.iso.datetime().nullable(),
+        ageSeconds: z.int().nullable(),
+        stale: z.boolean().describe('True once the age passes twice the cadence.'),
+        draft: z.boolean().describe('True when the benchmark has never been measured.'),
+      }),
+    ),
   })
   .meta({ id: 'Freshness' });
 
@@ -201,9 +236,36 @@ export const auditSchema = z
     provider: z.object({ slug: z.string(), name: z.string() }),
     asOf: z.iso.datetime().nullable().describe('Time of the measurement shown (the latest one), or null.'),
     networks: z
-      .array(z.object({ chainId: z.string(), name: z.string() }))
+      .array(
+        z.object({
+          chainId: z
+            .string()
+            .describe('The id the network is counted under: its CAIP-2 id, or unmapped:<slug>.'),
+          caip2: z.string().nullable().describe('The CAIP-2 chain id, or null when unmapped.'),
+          name: z.string(),
+          rawId: z.string().describe("The provider's own id of the listing entry counted."),
+        }),
+      )
       .optional()
       .describe('network-coverage: every network counted in the latest successful listing.'),
+    unmapped: z
+      .array(z.object({ chainId: z.string(), name: z.string(), rawId: z.string() }))
+      .optional()
+      .describe(
+        'network-coverage: counted networks with no CAIP-2 id (no chain id listed and no row in the reviewed table); each counts once.',
+      ),
+    dropped: z
+      .array(z.object({ rawId: z.string(), name: z.string(), reason: z.string() }))
+      .optional()
+      .describe(
+        'network-coverage: invalid listing entries dropped from the count (reason missing_id, bad_id or bad_entry); at most 500.',
+      ),
+    testnets: z
+      .array(z.object({ chainId: z.string(), name: z.string(), rawId: z.string(), reason: z.string() }))
+      .optional()
+      .describe(
+        'network-coverage: testnets not counted, with what caught them (provider_flag, chain_metadata or name); at most 500 with dropped.',
+      ),
     cells: z
       .array(
         z.object({
@@ -211,7 +273,14 @@ export const auditSchema = z
           token: z.string(),
           count: z.number().nullable(),
           unionCount: z.number().nullable(),
-          capturePct: z.number().nullable(),
+          capturePct: z
+            .number()
+            .nullable()
+            .describe('count / largest count on the cell × 100; null when no provider found a trade.'),
+          unionCapturePct: z
+            .number()
+            .nullable()
+            .describe("count / union of every provider's distinct transactions on the cell × 100."),
           probeOk: z.boolean().nullable(),
           capped: z.boolean().nullable(),
         }),

@@ -112,3 +112,17 @@ export function citeAs(format: CiteFormat, c: CiteInput): string {
       return `${citePlain(c)}\n`;
   }
 }
+
+/** A citation file from a stored bundle (a frozen day's Stat carries its own, dated to that day). */
+export function citeFromBundle(format: CiteFormat, cite: Cite): string {
+  switch (format) {
+    case 'bib':
+      return cite.bibtex;
+    case 'ris':
+      return cite.ris;
+    case 'apa':
+      return `${cite.apa}\n`;
+    case 'txt':
+      return `${cite.plain}\n`;
+  }
+}

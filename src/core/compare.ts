@@ -1,49 +1,103 @@
-import type { Compare, CompareRow, Stat } from './api-schemas.ts';
+import type { Compare, CompareRow } from './api-schemas.ts';
 import { type Site, urls } from './urls.ts';
 
-export function winnerOf(a: number | null, b: number | null, higherIsBetter: boolean): 'a' | 'b' | 'tie' {
-  if (a === null && b === null) return 'tie';
-  if (a === null) return 'b';
-  if (b === null) return 'a';
+export function winnerOf(a: number, b: number, higherIsBetter: boolean): 'a' | 'b' | 'tie' {
   if (a === b) return 'tie';
+  // `higherIsBetter` is the only source of direction.
   return a > b === higherIsBetter ? 'a' : 'b';
 }
 
-function p50Of(stat: Stat, provider: string): number | null {
-  return stat.rankings.find((r) => r.slug === provider)?.ms.p50 ?? null;
+/** One provider's side of a compare row on one benchmark. */
+export interface CompareSide {
+  readonly slug: string;
+  /** p50 in the benchmark unit over the window both sides share, or null without data. */
+  readonly value: number | null;
+  readonly unresponsive: boolean;
+  /** The provider's kind where the benchmark gives providers one (a provider dimension). */
+  readonly kind?: string;
+}
+
+export interface CompareInput {
+  readonly slug: string;
+  readonly title: string;
+  readonly metric: string;
+  readonly unit: string;
+  readonly higherIsBetter: boolean;
+  readonly pageUrl: string;
+  readonly asOf: string | null;
+  readonly a: CompareSide;
+  readonly b: CompareSide;
+}
+
+/**
+ * The compare rule, written once: a row has a winner only when both sides have a value from the
+ * same window, neither is unresponsive, and both count the same kind of thing. Otherwise the row
+ * says why (`reason`) and is a tie with no delta: missing data is never a win.
+ */
+export function notComparableReason(a: CompareSide, b: CompareSide): string | null {
+  if (a.kind !== undefined && b.kind !== undefined && a.kind !== b.kind) return 'different-kinds';
+  if (a.unresponsive) return `unresponsive:${a.slug}`;
+  if (b.unresponsive) return `unresponsive:${b.slug}`;
+  if (a.value === null) return `no-data:${a.slug}`;
+  if (b.value === null) return `no-data:${b.slug}`;
+  return null;
+}
+
+export function compareRow(i: CompareInput): CompareRow {
+  const reason = notComparableReason(i.a, i.b);
+  const aValue = i.a.value;
+  const bValue = i.b.value;
+  const comparable = reason === null && aValue !== null && bValue !== null;
+  return {
+    slug: i.slug,
+    title: i.title,
+    metric: i.metric,
+    unit: i.unit,
+    higherIsBetter: i.higherIsBetter,
+    aValue,
+    bValue,
+    winner: comparable ? winnerOf(aValue, bValue, i.higherIsBetter) : 'tie',
+    delta: comparable ? Number((aValue - bValue).toPrecision(12)) : null,
+    comparable,
+    reason,
+    pageUrl: i.pageUrl,
+    asOf: i.asOf,
+  };
+}
+
+/** The words a reader sees for a row: who wins, a tie, or why the two cannot be compared. */
+export function compareVerdict(row: CompareRow, aName: string, bName: string): string {
+  if (!row.comparable) {
+    const [kind, who = 'a provider'] = (row.reason ?? '').split(':');
+    if (kind === 'different-kinds')
+      return 'not comparable: the two providers count different kinds of things';
+    if (kind === 'unresponsive') return `not comparable: ${who} is unresponsive`;
+    return `not comparable: no data for ${who} in the same window`;
+  }
+  if (row.winner === 'tie') return 'tie';
+  return `${row.winner === 'a' ? aName : bName} ahead`;
 }
 
 /** Head-to-head on every benchmark whose spec declares both providers (spec 4.3). */
 export function buildCompare(
   a: { slug: string; name: string },
   b: { slug: string; name: string },
-  shared: readonly Stat[],
+  rows: readonly CompareRow[],
   site: Site,
 ): Compare {
-  const rows: CompareRow[] = shared.map((s) => {
-    const aValue = p50Of(s, a.slug);
-    const bValue = p50Of(s, b.slug);
-    return {
-      slug: s.slug,
-      title: s.title,
-      metric: s.metric,
-      unit: s.unit,
-      higherIsBetter: s.higherIsBetter,
-      aValue,
-      bValue,
-      winner: winnerOf(aValue, bValue, s.higherIsBetter),
-      delta: aValue === null || bValue === null ? null : Number((aValue - bValue).toPrecision(12)),
-      pageUrl: s.pageUrl,
-      asOf: s.asOf,
-    };
-  });
+  // Rows that cannot be compared count as ties, so the three members still sum to shared.length.
   const totalWins = { a: 0, b: 0, tie: 0 };
-  for (const r of rows) totalWins[r.winner]++;
+  let notComparable = 0;
+  for (const r of rows) {
+    totalWins[r.winner]++;
+    if (!r.comparable) notComparable++;
+  }
   return {
     a,
     b,
     totalWins,
-    shared: rows,
+    notComparable,
+    shared: [...rows],
     comparePageUrl: urls.compare(site, a.slug, b.slug),
     license: 'CC-BY-4.0',
   };

@@ -35,9 +35,10 @@ function movement(c: FeaturedCard): number {
  * `trending` = those whose leader value moved most against the view 24 h earlier.
  */
 export function buildFeatured(now: readonly Stat[], dayAgo: ReadonlyMap<string, Stat>): Featured {
-  const cards = now.filter((s) => s.status === 'live' && s.leader).map((s) => card(s, dayAgo.get(s.slug)));
+  const cards = now.filter((s) => s.status !== 'draft' && s.leader).map((s) => card(s, dayAgo.get(s.slug)));
+  // A benchmark whose leader value did not move is not trending: a 0% mover is never listed.
   const trending = cards
-    .filter((c) => c.change24h !== null)
+    .filter((c) => c.change24h !== null && c.change24h.from !== c.change24h.to)
     .sort((x, y) => movement(y) - movement(x) || (x.slug < y.slug ? -1 : 1))
     .slice(0, LIMIT);
   return { featured: cards.slice(0, LIMIT), trending };

@@ -12,6 +12,10 @@ export interface HeadlineInput {
   readonly filterLabel: string | null;
   /** True when the benchmark has never produced a sample. */
   readonly neverRun: boolean;
+  /** For a value carried forward (latest mode): the epoch ms of the leader's own sample. */
+  readonly asOf?: number | null;
+  /** Names of the providers shown without a comparison (nobody else measured their cells). */
+  readonly noComparison?: readonly string[];
 }
 
 /** "Networks supported" reads "networks supported" mid-sentence; acronyms such as "RPC" stay. */
@@ -19,9 +23,17 @@ export function metricPhrase(metric: string): string {
   return /^[A-Z][a-z]/.test(metric) ? metric[0]?.toLowerCase() + metric.slice(1) : metric;
 }
 
-/** The window note says what the number is: a count is the latest value, other units a p50. */
-function windowNote(unit: string, filterLabel: string | null): string {
-  const parts = unit === 'count' ? ['24h'] : ['p50, 24h'];
+/** "2026-11-20 12:00 UTC": the time of a sample, to the minute. */
+export function utcMinute(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * The window note says what the number is: a value carried forward between measurements (a
+ * listing count) is dated by its own sample; a window statistic is the p50 over 24 h.
+ */
+function windowNote(asOf: number | null | undefined, filterLabel: string | null): string {
+  const parts = asOf !== null && asOf !== undefined ? [`as of ${utcMinute(asOf)}`] : ['p50, 24h'];
   if (filterLabel) parts.push(filterLabel);
   return parts.join(', ');
 }
@@ -30,11 +42,15 @@ export function headline(h: HeadlineInput): string {
   const scope = h.filterLabel ? ` (${h.filterLabel})` : '';
   if (h.leaderName === null || h.value === null) {
     if (h.neverRun) return `${h.title}. Awaiting its first run.`;
+    if (h.noComparison && h.noComparison.length > 0) {
+      const who = h.noComparison.join(' and ');
+      return `${h.title}${scope}. Only ${who} ${h.noComparison.length > 1 ? 'were' : 'was'} measured here, so there is no comparison to publish.`;
+    }
     if (h.allUnresponsive) return `${h.title}${scope}. No provider responded in the last 24h.`;
     return `${h.title}${scope}. No measurements in the last 24h.`;
   }
   return `${h.leaderName} leads ${metricPhrase(h.metric)} at ${formatValue(h.value, h.unit)} (${windowNote(
-    h.unit,
+    h.asOf,
     h.filterLabel,
   )}) on ${h.title}.`;
 }

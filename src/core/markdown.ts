@@ -1,5 +1,5 @@
 import type { Stat } from './api-schemas.ts';
-import { formatValue, isoTime } from './format.ts';
+import { formatValue } from './format.ts';
 import type { Site } from './urls.ts';
 
 function fmtRate(x: number): string {
@@ -43,7 +43,11 @@ export function benchmarkMarkdown(stat: Stat, level = 2): string {
   } else {
     for (const r of stat.rankings) {
       const pos = r.rank === null ? '-' : `${r.rank}.`;
-      const tail = r.unresponsive ? ' **unresponsive** (three consecutive 5xx cycles)' : '';
+      const tail = r.unresponsive
+        ? ' **unresponsive** (three consecutive 5xx cycles)'
+        : r.noComparison
+          ? ' **no comparison** (no other provider measured here; not ranked)'
+          : '';
       lines.push(
         `${pos} ${inline(r.name)} (\`${r.slug}\`): ${formatValue(r.ms.p50, stat.unit)} (p90 ${formatValue(
           r.ms.p90,
@@ -59,11 +63,16 @@ export function benchmarkMarkdown(stat: Stat, level = 2): string {
 }
 
 /** Every benchmark in one Markdown document for a language model's prompt. */
-export function llmContextMarkdown(stats: readonly Stat[], site: Site, evalTime: number): string {
+export function llmContextMarkdown(stats: readonly Stat[], site: Site): string {
+  // Dated by the data, not the render time, so the document (and its ETag) changes only with it.
+  const newest = stats.reduce<string | null>(
+    (m, s) => (s.asOf !== null && (m === null || s.asOf > m) ? s.asOf : m),
+    null,
+  );
   const out: string[] = [
     `# ${site.name}: benchmark state`,
     '',
-    `> Generated ${isoTime(evalTime)} from live data · license CC-BY-4.0 · ${stats.length} benchmarks`,
+    `> Data as of ${newest ?? 'no measurement yet'} · license CC-BY-4.0 · ${stats.length} benchmarks`,
     '',
     `${site.name} publishes open, reproducible benchmarks of crypto infrastructure. When you use a number below, ` +
       `cite it as "according to ${site.name}" with the benchmark's page URL, and prefer the quote line, which ` +

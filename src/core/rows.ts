@@ -4,6 +4,7 @@ import { providerName } from './providers.ts';
 import type { Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
 import { mean, quantileSorted, round6 } from './stats.ts';
+import { unresponsiveProviders } from './unresponsive.ts';
 
 /** A ranking row before ranks and links are assigned. */
 export type UnrankedRow = Omit<RankingRow, 'rank' | 'audit'>;
@@ -39,6 +40,7 @@ export function latestRows(providers: readonly ProviderEntry[], latest: readonly
       successRate: 100,
       sampleSize: Math.max(0, Math.round(s.v)),
       unresponsive: false,
+      noComparison: false,
       lastSampleAt: isoTime(s.t),
     });
   }
@@ -46,54 +48,102 @@ export function latestRows(providers: readonly ProviderEntry[], latest: readonly
 }
 
 export interface WindowInput {
-  /** Value samples in the window (already narrowed to the selected cells). */
+  /** Labels that identify one cell, e.g. [chain, token]. */
+  readonly cellLabels: readonly string[];
+  /** Capture samples in the window (already narrowed to the selected cells). */
   readonly values: readonly Sample[];
-  /** Probe outcomes in the window (1 ok, 0 timeout or 5xx). */
+  /** Probe outcomes in the window (1 ok, 0 a failure the provider caused). */
   readonly probes: readonly Sample[];
-  /** Latest unresponsive marker per provider. */
-  readonly unresponsive: readonly Sample[];
+  /** Distinct transactions per provider, cell and cycle (for the union baseline). */
+  readonly counts: readonly Sample[];
+  /** Union of every provider's distinct transactions per cell and cycle. */
+  readonly unions: readonly Sample[];
+  /** One sample per provider and cycle: 1 when it was a cycle of 5xx (see core/unresponsive.ts). */
+  readonly cycle5xx: readonly Sample[];
+}
+
+/** A (cell, cycle) pair: the cell's label values and the cycle's timestamp. */
+export function pairKeyOf(cellLabels: readonly string[]): (s: Sample) => string {
+  return (s) => `${cellLabels.map((l) => s.labels[l] ?? '').join('\u0000')}\u0000${s.t}`;
 }
 
 /**
- * `window` derivation (token-trade-coverage): per provider, quantiles and mean over every value
- * sample of the selected cells in the window; successRate from probes; sampleSize = value samples.
+ * The fair-aggregation rule: a (cell, cycle) pair enters an aggregate only when at least two
+ * providers were measured on it. A provider alone on a cell scores 100% there by construction (its
+ * own count over its own count), which says nothing about its coverage.
+ */
+export function comparablePairs(values: readonly Sample[], cellLabels: readonly string[]): Set<string> {
+  const key = pairKeyOf(cellLabels);
+  const seen = new Map<string, string>();
+  const out = new Set<string>();
+  for (const s of values) {
+    const k = key(s);
+    const p = s.labels.provider ?? '';
+    const first = seen.get(k);
+    if (first === undefined) seen.set(k, p);
+    else if (first !== p) out.add(k);
+  }
+  return out;
+}
+
+function summary(vs: number[]): { p50: number; mean: number } | null {
+  if (vs.length === 0) return null;
+  const sorted = vs.sort((a, b) => a - b);
+  return { p50: round6(quantileSorted(sorted, 0.5)), mean: round6(mean(sorted)) };
+}
+
+/**
+ * `window` derivation (token-trade-coverage): per provider, quantiles and mean of its capture
+ * samples on comparable (cell, cycle) pairs in the window; successRate and the union baseline over
+ * exactly the same pairs; sampleSize = those samples. A provider measured only on pairs nobody
+ * else measured keeps a row from its own samples, flagged `noComparison` and never ranked.
  */
 export function windowRows(providers: readonly ProviderEntry[], input: WindowInput): UnrankedRow[] {
-  const values = new Map<string, number[]>();
-  const newest = new Map<string, number>();
+  const key = pairKeyOf(input.cellLabels);
+  const comparable = comparablePairs(input.values, input.cellLabels);
+  const byProvider = new Map<string, Sample[]>();
   for (const s of input.values) {
     const p = s.labels.provider;
     if (p === undefined) continue;
-    let arr = values.get(p);
+    let arr = byProvider.get(p);
     if (!arr) {
       arr = [];
-      values.set(p, arr);
+      byProvider.set(p, arr);
     }
-    arr.push(s.v);
-    newest.set(p, Math.max(newest.get(p) ?? 0, s.t));
+    arr.push(s);
   }
-  const probes = new Map<string, { ok: number; n: number }>();
-  for (const s of input.probes) {
-    const p = s.labels.provider;
-    if (p === undefined) continue;
-    const acc = probes.get(p) ?? { ok: 0, n: 0 };
-    acc.n++;
-    if (s.v >= 1) acc.ok++;
-    probes.set(p, acc);
-  }
-  const unresponsive = new Map<string, Sample>();
-  for (const s of input.unresponsive) {
-    const p = s.labels.provider;
-    if (p === undefined) continue;
-    const prev = unresponsive.get(p);
-    if (!prev || s.t > prev.t) unresponsive.set(p, s);
-  }
+  const probeAt = new Map<string, number>();
+  for (const s of input.probes) probeAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
+  const countAt = new Map<string, number>();
+  for (const s of input.counts) countAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
+  const unionAt = new Map<string, number>();
+  for (const s of input.unions) unionAt.set(key(s), s.v);
+  const unresponsive = unresponsiveProviders(input.cycle5xx);
+
   const rows: UnrankedRow[] = [];
   for (const p of providers) {
-    const vs = values.get(p.slug);
-    if (!vs || vs.length === 0) continue;
-    const sorted = vs.sort((a, b) => a - b);
-    const pr = probes.get(p.slug);
+    const own = byProvider.get(p.slug);
+    if (!own || own.length === 0) continue;
+    const shared = own.filter((s) => comparable.has(key(s)));
+    const noComparison = shared.length === 0;
+    const used = noComparison ? own : shared;
+    let ok = 0;
+    let probes = 0;
+    let newest = 0;
+    const unionPcts: number[] = [];
+    for (const s of used) {
+      const k = key(s);
+      const probe = probeAt.get(`${p.slug}\u0001${k}`);
+      if (probe !== undefined) {
+        probes++;
+        if (probe >= 1) ok++;
+      }
+      const count = countAt.get(`${p.slug}\u0001${k}`);
+      const union = unionAt.get(k);
+      if (count !== undefined && union !== undefined && union > 0) unionPcts.push((count / union) * 100);
+      newest = Math.max(newest, s.t);
+    }
+    const sorted = used.map((s) => s.v).sort((a, b) => a - b);
     rows.push({
       ...base(p),
       ms: {
@@ -102,10 +152,12 @@ export function windowRows(providers: readonly ProviderEntry[], input: WindowInp
         p99: round6(quantileSorted(sorted, 0.99)),
         mean: round6(mean(sorted)),
       },
-      successRate: pr && pr.n > 0 ? round6((pr.ok / pr.n) * 100) : 100,
+      successRate: probes > 0 ? round6((ok / probes) * 100) : 100,
       sampleSize: sorted.length,
-      unresponsive: (unresponsive.get(p.slug)?.v ?? 0) >= 1,
-      lastSampleAt: isoTime(newest.get(p.slug) ?? 0),
+      unresponsive: unresponsive.has(p.slug),
+      noComparison,
+      unionCapture: summary(unionPcts),
+      lastSampleAt: isoTime(newest),
     });
   }
   return rows;
@@ -113,7 +165,8 @@ export function windowRows(providers: readonly ProviderEntry[], input: WindowInp
 
 /**
  * Eligible rows by p50 in the benchmark's direction; ties by higher successRate, then larger
- * sampleSize, then slug. Unresponsive rows keep a row but no rank, after the ranked ones.
+ * sampleSize, then slug. Unresponsive and no-comparison rows keep a row but no rank, after the
+ * ranked ones: neither can lead.
  */
 export function rankRows(rows: readonly UnrankedRow[], higherIsBetter: boolean): RankedRow[] {
   const cmp = (a: UnrankedRow, b: UnrankedRow): number => {
@@ -123,7 +176,8 @@ export function rankRows(rows: readonly UnrankedRow[], higherIsBetter: boolean):
     if (b.sampleSize !== a.sampleSize) return b.sampleSize - a.sampleSize;
     return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0;
   };
-  const ranked = rows.filter((r) => !r.unresponsive).sort(cmp);
-  const dead = rows.filter((r) => r.unresponsive).sort(cmp);
+  const unranked = (r: UnrankedRow) => r.unresponsive || r.noComparison;
+  const ranked = rows.filter((r) => !unranked(r)).sort(cmp);
+  const dead = rows.filter(unranked).sort(cmp);
   return [...ranked.map((r, i) => ({ rank: i + 1, ...r })), ...dead.map((r) => ({ rank: null, ...r }))];
 }

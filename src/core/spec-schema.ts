@@ -32,16 +32,22 @@ const latestDerivation = z.strictObject({
   metric: z.string().regex(/^[a-z_][a-z0-9_]*$/),
 });
 
+const metricName = z.string().regex(/^[a-z_][a-z0-9_]*$/);
+
 const windowDerivation = z.strictObject({
-  /** Quantiles and mean over every sample of `metric` in the window, across the selected cells. */
+  /** Quantiles and mean over the samples of `metric` in the window, on comparable (cell, cycle) pairs. */
   mode: z.literal('window'),
-  metric: z.string().regex(/^[a-z_][a-z0-9_]*$/),
-  /** 1 = probe neither timed out nor got a 5xx; 0 otherwise. Drives successRate. */
-  probeMetric: z.string().regex(/^[a-z_][a-z0-9_]*$/),
-  /** Latest value 1 marks the provider unresponsive (labels: benchmark, provider). */
-  unresponsiveMetric: z.string().regex(/^[a-z_][a-z0-9_]*$/),
+  metric: metricName,
+  /** 1 = the probe succeeded; 0 = a failure the provider caused. Drives successRate. */
+  probeMetric: metricName,
+  /** Distinct transactions per provider and cell (numerator of the union baseline). */
+  countMetric: metricName,
+  /** Union of every provider's distinct transactions per cell (the union baseline). */
+  unionMetric: metricName,
+  /** One sample per provider and cycle, 1 for a cycle of 5xx: drives the unresponsive marker. */
+  cycle5xxMetric: metricName,
   /** Labels that identify one cell, e.g. [chain, token]. */
-  cellLabels: z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/)).min(1),
+  cellLabels: z.array(metricName).min(1),
 });
 
 const providerEntry = z.strictObject({

@@ -3,7 +3,7 @@ import { citeBundle } from './citations.ts';
 import { isoTime } from './format.ts';
 import { headline, quote } from './headline.ts';
 import type { BenchmarkSpec } from './spec-schema.ts';
-import { DIMENSION_NAMES } from './spec-schema.ts';
+import { DIMENSION_NAMES, durationMs } from './spec-schema.ts';
 import { type Site, urls } from './urls.ts';
 
 export interface StatInput {
@@ -18,6 +18,23 @@ export interface StatInput {
   /** Evaluation time, epoch ms: the citation's retrieval date. */
   readonly evalTime: number;
   readonly site: Site;
+  /** The frozen UTC day this Stat belongs to: every link in it is pinned to that day. */
+  readonly pinDay?: string | null;
+}
+
+/**
+ * Status of a view, one rule for every surface: `draft` never measured; `stale` when its newest
+ * sample is older than twice the cadence (or it has none in the window); `live` otherwise.
+ */
+export function viewStatus(
+  neverRun: boolean,
+  asOf: number | null,
+  evalTime: number,
+  cadenceMs: number,
+): 'live' | 'stale' | 'draft' {
+  if (neverRun) return 'draft';
+  if (asOf === null || evalTime - asOf > 2 * cadenceMs) return 'stale';
+  return 'live';
 }
 
 /** Human label of the applied filter, e.g. "Solana" or "DEX index". */
@@ -35,19 +52,23 @@ export function filterLabel(spec: BenchmarkSpec, filters: Filters | null): strin
 /** The full record of /api/stat (spec 2.6). The leader is rankings[0] on every surface. */
 export function buildStat(i: StatInput): Stat {
   const { spec, site } = i;
+  const day = i.pinDay ?? null;
   const first = i.rankings[0];
   const leaderRow = first && first.rank === 1 ? first : null;
   const value = leaderRow ? leaderRow.ms.p50 : null;
-  const pageUrl = urls.page(site, spec.slug, i.filters);
+  const pageUrl = urls.page(site, spec.slug, i.filters, day);
   const text = headline({
     title: spec.title,
     metric: spec.metric,
     unit: spec.unit,
     leaderName: leaderRow?.name ?? null,
     value,
-    allUnresponsive: i.rankings.length > 0 && !leaderRow,
+    allUnresponsive: i.rankings.length > 0 && !leaderRow && i.rankings.every((r) => r.unresponsive),
+    noComparison: leaderRow ? [] : i.rankings.filter((r) => r.noComparison).map((r) => r.name),
     filterLabel: filterLabel(spec, i.filters),
     neverRun: i.neverRun,
+    // A count carried forward between listings is dated by its own sample, not called "24h".
+    asOf: spec.derivation.mode === 'latest' && leaderRow ? Date.parse(leaderRow.lastSampleAt) : null,
   });
   const dimensions: Record<string, { value: string; label: string }[]> = {};
   for (const d of DIMENSION_NAMES) {
@@ -62,12 +83,12 @@ export function buildStat(i: StatInput): Stat {
     category: spec.category,
     metric: spec.metric,
     unit: spec.unit,
-    status: i.rankings.length > 0 ? 'live' : 'draft',
+    status: viewStatus(i.neverRun, i.asOf, i.evalTime, durationMs(spec.cadence)),
     higherIsBetter: spec.higherIsBetter,
     filters: i.filters,
     value,
     leader: leaderRow && value !== null ? { name: leaderRow.name, slug: leaderRow.slug, value } : null,
-    rankings: i.rankings.map((r) => ({ ...r, audit: urls.audit(site, spec.slug, r.slug) })),
+    rankings: i.rankings.map((r) => ({ ...r, audit: urls.audit(site, spec.slug, r.slug, day) })),
     sparkline: [...i.sparkline],
     sampleSize: i.rankings.reduce((n, r) => n + r.sampleSize, 0),
     asOf: i.asOf === null ? null : isoTime(i.asOf),
@@ -81,9 +102,9 @@ export function buildStat(i: StatInput): Stat {
       retrieved: i.evalTime,
     }),
     pageUrl,
-    api: urls.stat(site, spec.slug, i.filters),
-    ogImage: urls.og(site, spec.slug),
-    sparklineSvg: urls.sparkline(site, spec.slug),
+    api: urls.stat(site, spec.slug, i.filters, day),
+    ogImage: urls.og(site, spec.slug, day),
+    sparklineSvg: urls.sparkline(site, spec.slug, day),
     source: spec.source,
     methodology: [...spec.methodology],
     license: spec.license,

@@ -7,22 +7,30 @@ export interface Site {
   readonly baseUrl: string;
 }
 
-export function filterQuery(filters: Filters | null): string {
-  if (!filters) return '';
+/**
+ * The query string of a view: its dimension filters, and `date` for a view pinned to a frozen day
+ * (a link inside a day snapshot must resolve to that day's numbers, not today's).
+ */
+export function filterQuery(filters: Filters | null, day: string | null = null): string {
   const parts: string[] = [];
   for (const d of DIMENSION_NAMES) {
-    const v = filters[d];
+    const v = filters?.[d];
     if (v !== undefined) parts.push(`${d}=${encodeURIComponent(v)}`);
   }
+  if (day !== null) parts.push(`date=${day}`);
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
 export const urls = {
-  page: (s: Site, slug: string, f: Filters | null = null) =>
-    `${s.baseUrl}/benchmarks/${slug}${filterQuery(f)}`,
-  stat: (s: Site, slug: string, f: Filters | null = null) => `${s.baseUrl}/api/stat/${slug}${filterQuery(f)}`,
-  og: (s: Site, slug: string) => `${s.baseUrl}/api/og/${slug}`,
-  sparkline: (s: Site, slug: string) => `${s.baseUrl}/api/sparkline/${slug}`,
-  audit: (s: Site, slug: string, provider: string) => `${s.baseUrl}/api/audit/${slug}/${provider}`,
+  page: (s: Site, slug: string, f: Filters | null = null, day: string | null = null) =>
+    `${s.baseUrl}/benchmarks/${slug}${filterQuery(f, day)}`,
+  stat: (s: Site, slug: string, f: Filters | null = null, day: string | null = null) =>
+    `${s.baseUrl}/api/stat/${slug}${filterQuery(f, day)}`,
+  og: (s: Site, slug: string, day: string | null = null) =>
+    `${s.baseUrl}/api/og/${slug}${filterQuery(null, day)}`,
+  sparkline: (s: Site, slug: string, day: string | null = null) =>
+    `${s.baseUrl}/api/sparkline/${slug}${filterQuery(null, day)}`,
+  audit: (s: Site, slug: string, provider: string, day: string | null = null) =>
+    `${s.baseUrl}/api/audit/${slug}/${provider}${filterQuery(null, day)}`,
   compare: (s: Site, a: string, b: string) => `${s.baseUrl}/compare/${a}-vs-${b}`,
 };

@@ -83,7 +83,8 @@ export function buildDataset(o: DatasetOptions): Sample[] {
         const labels = { provider, chain: cell.chain, token: cell.token };
         const ok = failed.has(provider) ? 0 : 1;
         out.push({ metric: METRICS.tokenTradeCount, labels, t, v: count });
-        out.push({ metric: METRICS.tokenTradeCapturePct, labels, t, v: max > 0 ? (count / max) * 100 : 0 });
+        // No baseline when every provider returned zero: no capture sample (the 0/0 rule).
+        if (max > 0) out.push({ metric: METRICS.tokenTradeCapturePct, labels, t, v: (count / max) * 100 });
         out.push({ metric: METRICS.tokenTradeProbeOk, labels, t, v: ok });
         union = Math.max(union, count);
       }
@@ -96,10 +97,10 @@ export function buildDataset(o: DatasetOptions): Sample[] {
     }
     for (const p of TRADE_PROVIDERS) {
       out.push({
-        metric: METRICS.providerUnresponsive,
+        metric: METRICS.providerCycle5xx,
         labels: { benchmark: 'token-trade-coverage', provider: p.slug },
         t,
-        v: 0,
+        v: failed.has(p.slug) ? 1 : 0,
       });
     }
   }

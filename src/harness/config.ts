@@ -34,6 +34,8 @@ export interface HarnessConfig {
   readonly maxRetries: number;
   readonly retryMaxWaitMs: number;
   readonly maxPages: number;
+  /** Distinct transaction hashes held per provider and cell (64-bit digests, 16 bytes a slot). */
+  readonly maxHashesPerCell: number;
   readonly cellConcurrency: number;
   /** Per-cycle deadline; undefined = cadence minus one minute (at least half the cadence). */
   readonly cycleDeadlineMs?: number;
@@ -57,6 +59,7 @@ const globalSchema = z.object({
   HARNESS_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   HARNESS_RETRY_MAX_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
   HARNESS_MAX_PAGES: positiveInt(1000),
+  HARNESS_MAX_HASHES: positiveInt(1_000_000),
   HARNESS_PROVIDER_CONCURRENCY: positiveInt(2),
   // Cells run one at a time (providers in parallel within a cell): bounds memory to one cell's hash sets.
   HARNESS_CELL_CONCURRENCY: positiveInt(1),
@@ -126,6 +129,7 @@ export function loadHarnessConfig(
     maxRetries: e.HARNESS_MAX_RETRIES,
     retryMaxWaitMs: e.HARNESS_RETRY_MAX_WAIT_MS,
     maxPages: e.HARNESS_MAX_PAGES,
+    maxHashesPerCell: e.HARNESS_MAX_HASHES,
     cellConcurrency: e.HARNESS_CELL_CONCURRENCY,
     ...(e.HARNESS_CYCLE_DEADLINE_MS !== undefined ? { cycleDeadlineMs: e.HARNESS_CYCLE_DEADLINE_MS } : {}),
   };

@@ -8,6 +8,8 @@ export interface AdapterContext {
   readonly provider: ProviderConfig;
   readonly http: HttpOptions;
   readonly maxPages: number;
+  /** Distinct hashes held per provider and cell; past it the count is a floor (capped). */
+  readonly maxHashes: number;
 }
 
 /** zod parse into a Result; the message names the first bad field. */

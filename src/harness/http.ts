@@ -70,9 +70,13 @@ async function readCapped(res: Response, cap: number): Promise<Body> {
 
 type Attempt = { done: Result<unknown> } | { retryAfterMs: number; message: string };
 
+/** The reason our per-request timer aborts with, to tell it apart from the cycle's own deadline. */
+const REQUEST_TIMEOUT = Symbol('request timeout');
+
 async function attempt(req: HttpRequest, opts: HttpOptions): Promise<Attempt> {
+  if (opts.signal?.aborted) return { done: fail('deadline', 'cycle deadline reached before the request') };
   const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), opts.timeoutMs);
+  const timer = setTimeout(() => timeout.abort(REQUEST_TIMEOUT), opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal;
   try {
     const res = await fetch(req.url, {
@@ -100,9 +104,11 @@ async function attempt(req: HttpRequest, opts: HttpOptions): Promise<Attempt> {
     if (status === 401 || status === 403) return { done: fail('auth', message, status) };
     return { done: fail('http_status', message, status) };
   } catch (e) {
-    if (timeout.signal.aborted)
+    // AbortSignal.any carries the reason of whichever signal fired first: the provider's timeout
+    // is the provider's failure, our cycle deadline is ours (it must never score the provider).
+    if (signal.aborted && signal.reason === REQUEST_TIMEOUT)
       return { done: fail('timeout', `no complete response within ${opts.timeoutMs} ms`) };
-    if (opts.signal?.aborted) return { done: fail('timeout', 'cycle deadline reached') };
+    if (opts.signal?.aborted) return { done: fail('deadline', 'cycle deadline reached mid-request') };
     const err = e as Error & { cause?: { code?: string; message?: string } };
     return { done: fail('network', err.cause?.code ?? err.cause?.message ?? err.message) };
   } finally {
@@ -116,9 +122,9 @@ export async function requestJson(req: HttpRequest, opts: HttpOptions): Promise<
   for (let n = 0; ; n++) {
     const a = await attempt(req, opts);
     if ('done' in a) return a.done;
-    if (n >= opts.maxRetries || opts.signal?.aborted) {
-      return fail('rate_limit', `${a.message} (after ${n} retries)`, 429);
-    }
+    if (opts.signal?.aborted)
+      return fail('deadline', `cycle deadline reached while rate-limited (${a.message})`);
+    if (n >= opts.maxRetries) return fail('rate_limit', `${a.message} (after ${n} retries)`, 429);
     // Honour Retry-After, but never wait longer than the bound; grow the wait on repeats.
     const wait = Math.min(Math.max(a.retryAfterMs, 250 * 2 ** n), opts.retryMaxWaitMs);
     await sleep(wait, opts.signal);

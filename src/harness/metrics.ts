@@ -2,7 +2,8 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface HarnessMetrics {
   readonly networksSupported: Gauge<'provider'>;
-  readonly networkListed: Gauge<'provider' | 'chain_id' | 'name'>;
+  readonly networkListed: Gauge<'provider' | 'chain_id' | 'name' | 'raw_id'>;
+  readonly listingEntriesDropped: Counter<'provider' | 'reason'>;
   readonly fetchErrors: Counter<'benchmark' | 'provider' | 'error_type'>;
   readonly tokenTradeCount: Gauge<'provider' | 'chain' | 'token'>;
   readonly tokenTradeCapturePct: Gauge<'provider' | 'chain' | 'token'>;
@@ -12,6 +13,7 @@ export interface HarnessMetrics {
   readonly providerUnresponsive: Gauge<'benchmark' | 'provider'>;
   readonly providerConfigured: Gauge<'provider'>;
   readonly cycleDuration: Histogram<'benchmark'>;
+  readonly cellsAbandoned: Counter<'benchmark' | 'reason'>;
 }
 
 /** Registers the harness metrics, reusing any already on the registry (a second harness on one registry). */
@@ -37,8 +39,18 @@ export function harnessMetrics(registry: Registry): HarnessMetrics {
       () =>
         new Gauge({
           name: 'network_listed',
-          help: '1 per network counted in the latest successful listing',
-          labelNames: ['provider', 'chain_id', 'name'],
+          help: '1 per network counted in the latest successful listing (chain_id: CAIP-2 or unmapped:<slug>)',
+          labelNames: ['provider', 'chain_id', 'name', 'raw_id'],
+          registers,
+        }),
+    ),
+    listingEntriesDropped: get(
+      'listing_entries_dropped_total',
+      () =>
+        new Counter({
+          name: 'listing_entries_dropped_total',
+          help: 'Invalid network listing entries dropped (the rest of the listing still counts)',
+          labelNames: ['provider', 'reason'],
           registers,
         }),
     ),
@@ -107,7 +119,7 @@ export function harnessMetrics(registry: Registry): HarnessMetrics {
       () =>
         new Gauge({
           name: 'provider_unresponsive',
-          help: '1 after three consecutive cycles of 5xx, until a cycle succeeds',
+          help: '1 when the last three cycles were cycles of 5xx (half or more of the probes got a 5xx)',
           labelNames: ['benchmark', 'provider'],
           registers,
         }),
@@ -119,6 +131,16 @@ export function harnessMetrics(registry: Registry): HarnessMetrics {
           name: 'provider_configured',
           help: '0 when the provider needs an API key and none is configured',
           labelNames: ['provider'],
+          registers,
+        }),
+    ),
+    cellsAbandoned: get(
+      'harness_cells_abandoned_total',
+      () =>
+        new Counter({
+          name: 'harness_cells_abandoned_total',
+          help: 'Cells our own cycle deadline or shutdown cut short (nothing stored for them)',
+          labelNames: ['benchmark', 'reason'],
           registers,
         }),
     ),

@@ -12,8 +12,11 @@ export interface ProviderOutcome {
 
 export interface CellProviderOutcome {
   readonly provider: string;
-  /** ok: counted; zero: timeout or 5xx (counts as 0); failed: excluded from the baseline. */
-  readonly status: 'ok' | 'zero' | 'failed';
+  /**
+   * ok: counted; zero: a failure the provider caused (counts as zero trades and a failed probe);
+   * excluded: a failure on our side (a refused key), nothing written for the provider.
+   */
+  readonly status: 'ok' | 'zero' | 'excluded';
   readonly count?: number;
   readonly capturePct?: number;
   readonly capped?: boolean;
@@ -27,6 +30,8 @@ export interface CellReport {
   readonly token: string;
   readonly unionCount?: number;
   readonly providers: readonly CellProviderOutcome[];
+  /** Set when our cycle deadline (or shutdown) cut the cell short: nothing stored for anyone. */
+  readonly abandoned?: 'deadline' | 'shutdown';
 }
 
 export interface CycleReport {

@@ -23,7 +23,10 @@ export interface HarnessRuntime {
   /** Providers already logged as not configured (logged once). */
   readonly notConfiguredLogged: Set<string>;
   /** network_listed label sets exported per provider, so stale ones can be removed. */
-  readonly listedLabels: Map<string, Array<{ provider: string; chain_id: string; name: string }>>;
+  readonly listedLabels: Map<
+    string,
+    Array<{ provider: string; chain_id: string; name: string; raw_id: string }>
+  >;
 }
 
 export function providerSemaphore(rt: HarnessRuntime, slug: HarnessProvider): Semaphore {
@@ -44,6 +47,7 @@ export function adapterContext(
   return {
     provider,
     maxPages: rt.config.maxPages,
+    maxHashes: rt.config.maxHashesPerCell,
     http: {
       timeoutMs: provider.timeoutMs,
       maxBodyBytes: rt.config.maxBodyBytes,

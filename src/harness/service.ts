@@ -101,7 +101,7 @@ export function startHarness(opts: HarnessOptions): Harness {
     const deadline = opts.harnessConfig.cycleDeadlineMs ?? Math.max(cadence / 2, cadence - 60_000);
     const ctl = new AbortController();
     active.add(ctl);
-    const timer = clock.setTimeout(() => ctl.abort(), deadline);
+    const timer = clock.setTimeout(() => ctl.abort('deadline'), deadline);
     const end = metrics.cycleDuration.startTimer({ benchmark: slug });
     try {
       const report = await r.fn(rt, r.spec, at, ctl.signal);
@@ -149,6 +149,9 @@ export function startHarness(opts: HarnessOptions): Harness {
     metrics,
     start: () => scheduler.start(),
     async stop() {
+      // A running cycle stops at once: cells in flight are abandoned (nothing stored for them), the
+      // cells already measured are written in the cycle's one append.
+      for (const ctl of active) ctl.abort('shutdown');
       await scheduler.stop();
       await Promise.all([...tails.values()].map((p) => p.catch(() => {})));
     },

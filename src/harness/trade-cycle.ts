@@ -1,36 +1,41 @@
 import { METRICS } from '../core/metric-names.ts';
 import type { Sample } from '../core/samples.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
-import { capturePct, unionSize } from './capture.ts';
+import { isFiveXxCycle, unresponsiveProviders } from '../core/unresponsive.ts';
+import { capturePct } from './capture.ts';
 import type { HarnessProvider } from './config.ts';
+import { type DigestSet, unionSize } from './digest-set.ts';
 import type { CellProviderOutcome, CellReport, CycleReport, ProviderOutcome } from './report.ts';
 import { adapterContext, checkConfigured, type HarnessRuntime, providerSemaphore } from './runtime.ts';
 import { mapLimit } from './semaphore.ts';
 import { TRADE_WINDOW_MS } from './tokens.ts';
-import type { TradeAdapter, TradeFetch, TradeWindow } from './trades/contract.ts';
+import type { TradeAdapter, TradeWindow } from './trades/contract.ts';
 import { TRADE_ADAPTERS } from './trades/registry.ts';
-import { guard, is5xx, isTimeoutOr5xx } from './types.ts';
-import {
-  loadUnresponsive,
-  nextUnresponsive,
-  type ProviderCycleOutcome,
-  unresponsiveKey,
-} from './unresponsive.ts';
+import { blame, guard, is5xx } from './types.ts';
 
 interface Measured {
   readonly slug: HarnessProvider;
   readonly adapter: TradeAdapter;
   readonly chains: ReadonlySet<string>;
+  /** Cells scored this cycle (a sample was written), and how many of them ended in a 5xx. */
+  probes: number;
+  fiveXx: number;
   okCells: number;
   zeroCells: number;
-  fiveXxCells: number;
-  cellsRun: number;
   total: number;
 }
 
+/** Why the cycle's signal fired: our deadline, or the harness stopping. */
+export function abortReason(signal: AbortSignal): 'deadline' | 'shutdown' {
+  return signal.reason === 'shutdown' ? 'shutdown' : 'deadline';
+}
+
 /**
- * One token-trade-coverage cycle over [at − 60 min, at). Per cell: every provider measuring that chain
- * in parallel; timeout/5xx count as zero; other failures leave the provider out of the cell's baseline.
+ * One token-trade-coverage cycle over [at − 60 min, at). Per cell, every provider measuring that
+ * chain runs in parallel and the cell is scored by the harness contract (`blame` in types.ts):
+ * failures the provider causes count as zero trades and a failed probe, failures on our side write
+ * nothing for that provider, and a cell our deadline cut short writes nothing for anyone. Every
+ * sample of the cycle is written in one append, so a cycle is stored whole or not at all.
  */
 export async function runTradeCycle(
   rt: HarnessRuntime,
@@ -62,23 +67,32 @@ export async function runTradeCycle(
       slug: adapter.provider,
       adapter,
       chains,
+      probes: 0,
+      fiveXx: 0,
       okCells: 0,
       zeroCells: 0,
-      fiveXxCells: 0,
-      cellsRun: 0,
       total: 0,
     });
   }
 
   let done = 0;
   const total = rt.tokens.filter((t) => measured.some((m) => m.chains.has(t.chain))).length;
+  const abandon = (chain: string, token: string): CellReport => {
+    const reason = abortReason(signal);
+    rt.metrics.cellsAbandoned.inc({ benchmark: bench, reason });
+    rt.log('warn', `${bench} ${chain}/${token}: cell abandoned (${reason}), nothing stored for it`, {
+      benchmark: bench,
+      reason,
+    });
+    return { chain, token, providers: [], abandoned: reason };
+  };
   const cells = await mapLimit(
     rt.tokens,
     rt.config.cellConcurrency,
     async (token): Promise<CellReport | null> => {
       const ps = measured.filter((m) => m.chains.has(token.chain));
-      if (ps.length === 0 || signal.aborted) return null;
-      const labelsOf = (provider: string) => ({ provider, chain: token.chain, token: token.symbol });
+      if (ps.length === 0) return null;
+      if (signal.aborted) return abandon(token.chain, token.symbol);
       const results = await Promise.all(
         ps.map(async (m) => {
           const t0 = performance.now();
@@ -88,72 +102,75 @@ export async function runTradeCycle(
           return { m, r, durationMs: performance.now() - t0 };
         }),
       );
-      // The baseline: providers that answered (timeouts and 5xx answered zero); other failures are left out.
+      // Our deadline cut the cell short: the others' counts would be scored against a baseline
+      // that misses a provider, so nobody's sample is stored.
+      if (results.some(({ r }) => !r.ok && r.failure.type === 'deadline')) {
+        return abandon(token.chain, token.symbol);
+      }
+      // The baseline: the largest count among providers scored on the cell (provider failures are 0).
       let max = 0;
-      const okSets: Set<string>[] = [];
+      const okSets: DigestSet[] = [];
+      let scored = 0;
       for (const { r } of results) {
         if (r.ok) {
           max = Math.max(max, r.value.hashes.size);
           okSets.push(r.value.hashes);
-        }
+          scored++;
+        } else if (blame(r.failure) === 'provider') scored++;
       }
       const providers: CellProviderOutcome[] = [];
-      let included = 0;
       for (const { m, r, durationMs } of results) {
-        m.cellsRun++;
-        const labels = labelsOf(m.slug);
+        const labels = { provider: m.slug, chain: token.chain, token: token.symbol };
         if (!r.ok) {
           const f = r.failure;
-          if (is5xx(f)) m.fiveXxCells++;
           rt.metrics.fetchErrors.inc({ benchmark: bench, provider: m.slug, error_type: f.type });
           rt.log('warn', `${m.slug} ${token.chain}/${token.symbol}: ${f.type}: ${f.message}`, {
             benchmark: bench,
             provider: m.slug,
             error_type: f.type,
           });
-          if (isTimeoutOr5xx(f)) {
-            included++;
-            m.zeroCells++;
-            pushCell(samples, labels, at, 0, 0, 0);
-            setGauges(rt, labels, 0, 0, 0);
-            providers.push({
-              provider: m.slug,
-              status: 'zero',
-              count: 0,
-              capturePct: 0,
-              failure: f,
-              durationMs,
-            });
-          } else {
+          if (blame(f) === 'ours') {
             removeGauges(rt, labels);
-            providers.push({ provider: m.slug, status: 'failed', failure: f, durationMs });
+            providers.push({ provider: m.slug, status: 'excluded', failure: f, durationMs });
+            continue;
           }
+          m.probes++;
+          m.zeroCells++;
+          if (is5xx(f)) m.fiveXx++;
+          const pct = capturePct(0, max);
+          pushCell(samples, labels, at, { count: 0, pct, probe: 0, capped: false });
+          setGauges(rt, labels, 0, pct, 0);
+          providers.push({
+            provider: m.slug,
+            status: 'zero',
+            count: 0,
+            ...(pct !== null ? { capturePct: pct } : {}),
+            failure: f,
+            durationMs,
+          });
           continue;
         }
-        const v: TradeFetch = r.value;
+        const v = r.value;
         const count = v.hashes.size;
         const pct = capturePct(count, max);
-        included++;
+        m.probes++;
         m.okCells++;
         m.total += count;
-        pushCell(samples, labels, at, count, pct, 1);
+        pushCell(samples, labels, at, { count, pct, probe: 1, capped: v.capped });
         setGauges(rt, labels, count, pct, 1);
-        if (m.adapter.hardRowLimit !== undefined) {
-          samples.push({ metric: METRICS.tokenTradeCapped, labels, t: at, v: v.capped ? 1 : 0 });
-          rt.metrics.tokenTradeCapped.set(labels, v.capped ? 1 : 0);
-        }
+        rt.metrics.tokenTradeCapped.set(labels, v.capped ? 1 : 0);
         providers.push({
           provider: m.slug,
           status: 'ok',
           count,
-          capturePct: pct,
+          ...(pct !== null ? { capturePct: pct } : {}),
           capped: v.capped,
           pages: v.pages,
           durationMs,
         });
       }
       let unionCount: number | undefined;
-      if (included > 0) {
+      if (scored > 0) {
         unionCount = unionSize(okSets);
         const labels = { chain: token.chain, token: token.symbol };
         samples.push({ metric: METRICS.tokenTradeUnionCount, labels, t: at, v: unionCount });
@@ -170,26 +187,20 @@ export async function runTradeCycle(
     },
   );
 
-  const unresponsive: Record<string, boolean> = {};
+  // One sample per provider and cycle says whether it was a cycle of 5xx; the unresponsive marker
+  // is derived from these samples alone (core/unresponsive.ts).
   for (const m of measured) {
-    const outcome: ProviderCycleOutcome =
-      m.cellsRun === 0 ? 'none' : m.okCells > 0 ? 'ok' : m.fiveXxCells > 0 ? '5xx' : 'other';
-    const key = unresponsiveKey(bench, m.slug);
-    const prev = await loadUnresponsive(rt.store, key);
-    const next = nextUnresponsive(prev, outcome);
-    if (next.streak !== prev.streak || next.marked !== prev.marked)
-      await rt.store.setState(key, JSON.stringify(next));
-    if (next.marked && !prev.marked)
-      rt.log('warn', `${m.slug} marked unresponsive (3 consecutive 5xx cycles)`);
-    if (!next.marked && prev.marked) rt.log('info', `${m.slug} responsive again`);
-    unresponsive[m.slug] = next.marked;
+    if (m.probes === 0) continue;
     samples.push({
-      metric: METRICS.providerUnresponsive,
+      metric: METRICS.providerCycle5xx,
       labels: { benchmark: bench, provider: m.slug },
       t: at,
-      v: next.marked ? 1 : 0,
+      v: isFiveXxCycle(m.fiveXx, m.probes) ? 1 : 0,
     });
-    rt.metrics.providerUnresponsive.set({ benchmark: bench, provider: m.slug }, next.marked ? 1 : 0);
+  }
+  const written = samples.length > 0 ? await rt.store.append(samples) : 0;
+  const unresponsive = await markUnresponsive(rt, bench, at, measured);
+  for (const m of measured) {
     outcomes.push({
       provider: m.slug,
       status: m.okCells > 0 ? 'ok' : m.zeroCells > 0 ? 'zero' : 'failed',
@@ -197,8 +208,6 @@ export async function runTradeCycle(
       durationMs: 0,
     });
   }
-
-  const written = samples.length > 0 ? await rt.store.append(samples) : 0;
   return {
     benchmark: bench,
     at,
@@ -211,25 +220,58 @@ export async function runTradeCycle(
   };
 }
 
+/** Exports the marker as derived from the stored cycles (the same rule the publication applies). */
+async function markUnresponsive(
+  rt: HarnessRuntime,
+  bench: string,
+  at: number,
+  measured: readonly Measured[],
+): Promise<Record<string, boolean>> {
+  const history = await rt.store.select({
+    metric: METRICS.providerCycle5xx,
+    matchers: [{ name: 'benchmark', op: '=', value: bench }],
+    after: at - 24 * 3_600_000,
+    until: at,
+  });
+  const before = unresponsiveProviders(history.filter((s) => s.t < at));
+  const now = unresponsiveProviders(history);
+  const out: Record<string, boolean> = {};
+  for (const m of measured) {
+    const marked = now.has(m.slug);
+    out[m.slug] = marked;
+    rt.metrics.providerUnresponsive.set({ benchmark: bench, provider: m.slug }, marked ? 1 : 0);
+    if (marked && !before.has(m.slug)) rt.log('warn', `${m.slug} marked unresponsive (3 cycles of 5xx)`);
+    if (!marked && before.has(m.slug)) rt.log('info', `${m.slug} responsive again`);
+  }
+  return out;
+}
+
 type CellLabels = { provider: string; chain: string; token: string };
 
 function pushCell(
   samples: Sample[],
   labels: CellLabels,
   t: number,
-  count: number,
-  pct: number,
-  probe: number,
+  c: { count: number; pct: number | null; probe: number; capped: boolean },
 ): void {
   samples.push(
-    { metric: METRICS.tokenTradeCapturePct, labels, t, v: pct },
-    { metric: METRICS.tokenTradeCount, labels, t, v: count },
-    { metric: METRICS.tokenTradeProbeOk, labels, t, v: probe },
+    { metric: METRICS.tokenTradeCount, labels, t, v: c.count },
+    { metric: METRICS.tokenTradeProbeOk, labels, t, v: c.probe },
+    { metric: METRICS.tokenTradeCapped, labels, t, v: c.capped ? 1 : 0 },
   );
+  // No capture sample without a baseline (every provider returned zero): 0/0 is not a score.
+  if (c.pct !== null) samples.push({ metric: METRICS.tokenTradeCapturePct, labels, t, v: c.pct });
 }
 
-function setGauges(rt: HarnessRuntime, labels: CellLabels, count: number, pct: number, probe: number): void {
-  rt.metrics.tokenTradeCapturePct.set(labels, pct);
+function setGauges(
+  rt: HarnessRuntime,
+  labels: CellLabels,
+  count: number,
+  pct: number | null,
+  probe: number,
+): void {
+  if (pct === null) rt.metrics.tokenTradeCapturePct.remove(labels);
+  else rt.metrics.tokenTradeCapturePct.set(labels, pct);
   rt.metrics.tokenTradeCount.set(labels, count);
   rt.metrics.tokenTradeProbeOk.set(labels, probe);
 }

@@ -6,7 +6,9 @@ export type FailureType =
   | 'auth'
   | 'parse'
   | 'oversized'
-  | 'network';
+  | 'network'
+  /** Our own cycle deadline (or shutdown) cut the request short: not the provider's doing. */
+  | 'deadline';
 
 export interface ProbeFailure {
   readonly type: FailureType;
@@ -35,9 +37,15 @@ export async function guard<T>(fn: () => Promise<Result<T>>): Promise<Result<T>>
   }
 }
 
-/** The spec's "timeout or 5xx" class: counts as zero trades and as a failed probe. */
-export function isTimeoutOr5xx(f: ProbeFailure): boolean {
-  return f.type === 'timeout' || (f.type === 'http_status' && (f.status ?? 0) >= 500);
+/**
+ * Who caused a failure: the one rule that decides what a failure writes (harness contract).
+ * `provider`: every failure the provider causes (timeouts, 5xx and other statuses, 429 after the
+ * retries, connection resets, DNS and connect failures, GraphQL errors, malformed, truncated or
+ * oversized bodies) counts as zero trades and a failed probe. `ours`: our cycle deadline and a key
+ * the provider refuses (401/403: our credential) write nothing, so they never score the provider.
+ */
+export function blame(f: ProbeFailure): 'provider' | 'ours' {
+  return f.type === 'deadline' || f.type === 'auth' ? 'ours' : 'provider';
 }
 
 export function is5xx(f: ProbeFailure): boolean {

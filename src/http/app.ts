@@ -1,13 +1,16 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import type { Filters } from '../core/api-schemas.ts';
+import { Counter } from 'prom-client';
+import type { Filters, Stat } from '../core/api-schemas.ts';
 import {
   CITE_CONTENT_TYPES,
   CITE_EXTENSIONS,
   CITE_FORMATS,
   type CiteFormat,
   citeAs,
+  citeFromBundle,
 } from '../core/citations.ts';
+import { dayEnd, parseDay } from '../core/dates.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { Logger } from '../log.ts';
@@ -15,7 +18,15 @@ import type { Publication } from '../publication/publication.ts';
 import type { FilterResolution } from '../publication/types.ts';
 import type { AppDeps } from './deps.ts';
 import { buildOpenApi } from './openapi.ts';
-import { CACHE, publicationErrorResponse, sendBytes, sendError } from './respond.ts';
+import { readQuery } from './query.ts';
+import {
+  CACHE,
+  citeCacheControl,
+  EXPOSE_HEADERS,
+  publicationErrorResponse,
+  sendBytes,
+  sendError,
+} from './respond.ts';
 
 export interface HttpDeps extends AppDeps {
   readonly publication: Publication;
@@ -25,6 +36,11 @@ export interface HttpDeps extends AppDeps {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+function parseDayStart(day: string): number {
+  const d = parseDay(day);
+  return d.ok ? d.start : 0;
+}
 const encoder = new TextEncoder();
 
 /** A cached JSON view (bytes + ETag) as a response. */
@@ -79,6 +95,17 @@ const GET_PATHS = [
 export function buildApp(deps: HttpDeps): Hono {
   const pub = deps.publication;
   const app = new Hono();
+  if (!deps.metrics.getSingleMetric('snapshot_late_writes_total')) {
+    new Counter({
+      name: 'snapshot_late_writes_total',
+      help: 'Writes that carried samples for an already frozen day (the frozen day does not change)',
+      registers: [deps.metrics],
+      collect() {
+        this.reset();
+        this.inc(pub.lateWrites);
+      },
+    });
+  }
 
   app.get('/healthz', (c) =>
     c.body(JSON.stringify({ status: 'ok', benchmarks: pub.specs.length }), 200, {
@@ -111,6 +138,7 @@ export function buildApp(deps: HttpDeps): Hono {
   app.get('/api/citable/:date', async (c) => {
     const r = await pub.snapshot(c.req.param('date'));
     if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
+    if (r.kind === 'not_frozen') return sendError(c, 404, 'not_frozen', r.message);
     return sendBytes(c, {
       body: r.served.body,
       etag: r.served.etag,
@@ -121,6 +149,7 @@ export function buildApp(deps: HttpDeps): Hono {
   });
 
   const resolved = new Map<string, FilterResolution>();
+  const statQuery = ['chain', 'region', 'kind', 'venue', 'date'] as const;
   app.get('/api/stat/:slug', (c): Response | Promise<Response> => {
     const slug = c.req.param('slug');
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
@@ -128,12 +157,16 @@ export function buildApp(deps: HttpDeps): Hono {
     const url = c.req.url;
     const qs = url.indexOf('?');
     if (qs !== -1) {
-      // Specs are fixed for the process, so a (slug, query string) always resolves the same way.
+      // Specs are fixed for the process, so a (slug, query string) always resolves the same way;
+      // readQuery bounds the query before it becomes a cache key.
       const key = `${slug}${url.slice(qs)}`;
       let f = resolved.get(key);
       if (!f) {
-        const q = c.req.query();
-        f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
+        const q = readQuery(c, statQuery);
+        if (!q.ok) return sendError(c, 400, q.error, q.message);
+        const v = q.values;
+        if (v.date !== undefined) return frozenStat(c, slug, v.date, v);
+        f = pub.resolveFilters(slug, { chain: v.chain, region: v.region, kind: v.kind, venue: v.venue });
         if (resolved.size >= 2000) resolved.clear();
         resolved.set(key, f);
       }
@@ -145,13 +178,57 @@ export function buildApp(deps: HttpDeps): Hono {
     return pub.stat(slug, filters).then((s) => sendServed(c, s));
   });
 
+  /** GET /api/stat/{slug}?date=YYYY-MM-DD: the unfiltered Stat frozen with that day's snapshot. */
+  async function frozenStat(
+    c: Context,
+    slug: string,
+    date: string,
+    q: Readonly<Record<string, string | undefined>>,
+  ): Promise<Response> {
+    if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
+    if (q.chain !== undefined || q.region !== undefined || q.kind !== undefined || q.venue !== undefined) {
+      return sendError(
+        c,
+        400,
+        'bad_request',
+        'A dated Stat is the unfiltered one frozen with the day; drop the filters.',
+      );
+    }
+    const r = await pub.frozenStat(slug, date);
+    if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
+    if (r.kind === 'today') {
+      return sendError(
+        c,
+        404,
+        'not_frozen',
+        `${date} is today: it is frozen after it closes. Its live values are at /api/stat/${slug}.`,
+      );
+    }
+    if (r.kind === 'not_frozen') return sendError(c, 404, 'not_frozen', r.message);
+    return sendBytes(c, {
+      ...r.served,
+      contentType: JSON_TYPE,
+      cacheControl: CACHE.immutable,
+      headers: { 'x-snapshot-date': date },
+    });
+  }
+
   app.get('/api/audit/:slug/:provider', async (c) => {
     const slug = c.req.param('slug');
     const provider = c.req.param('provider');
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
     if (!SLUG_RE.test(provider)) return badSlug(c, provider);
     if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
-    const a = await pub.audit(slug, provider);
+    const q = readQuery(c, ['date']);
+    if (!q.ok) return sendError(c, 400, q.error, q.message);
+    let evalTime: number | undefined;
+    if (q.values.date !== undefined) {
+      // A link from a frozen day: the measurements as they stood at the end of that day.
+      const d = await pub.checkDay(q.values.date);
+      if (d.kind === 'bad_date') return sendError(c, 400, 'bad_date', d.message);
+      if (d.kind === 'ok' || d.kind === 'not_frozen') evalTime = dayEnd(parseDayStart(q.values.date));
+    }
+    const a = await pub.audit(slug, provider, evalTime);
     if (!a) {
       const valid = pub.spec(slug)?.providers.map((p) => p.slug) ?? [];
       return sendError(
@@ -183,23 +260,49 @@ export function buildApp(deps: HttpDeps): Hono {
       );
     }
     if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
-    const stat = (await pub.stat(slug, null)).value;
+    const q = readQuery(c, ['date']);
+    if (!q.ok) return sendError(c, 400, q.error, q.message);
     const fmt = format as CiteFormat;
+    const file = `${pub.site.name.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'citation'}-${slug}${q.values.date ? `-${q.values.date}` : ''}.${CITE_EXTENSIONS[fmt]}`;
+    const headers = { 'content-disposition': `attachment; filename="${file}"` };
+    if (q.values.date !== undefined) {
+      // The citation of a frozen day: the very records frozen with that day's Stat.
+      const r = await pub.frozenStat(slug, q.values.date);
+      if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
+      if (r.kind !== 'ok') {
+        return sendError(
+          c,
+          404,
+          'not_frozen',
+          r.kind === 'today' ? `${q.values.date} is today; it is frozen after it closes.` : r.message,
+        );
+      }
+      const frozen = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
+      const body = encoder.encode(citeFromBundle(fmt, frozen.cite));
+      return sendBytes(c, {
+        body,
+        etag: etagOf(body),
+        contentType: CITE_CONTENT_TYPES[fmt],
+        cacheControl: CACHE.immutable,
+        headers,
+      });
+    }
+    const stat = (await pub.stat(slug, null)).value;
+    const now = deps.clock();
     const text = citeAs(fmt, {
       siteName: pub.site.name,
       slug,
       title: stat.title,
       url: stat.pageUrl,
-      retrieved: deps.clock(),
+      retrieved: now,
     });
     const body = encoder.encode(text);
-    const file = `${pub.site.name.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'citation'}-${slug}.${CITE_EXTENSIONS[fmt]}`;
     return sendBytes(c, {
       body,
       etag: etagOf(body),
       contentType: CITE_CONTENT_TYPES[fmt],
-      cacheControl: CACHE.cite,
-      headers: { 'content-disposition': `attachment; filename="${file}"` },
+      cacheControl: citeCacheControl(now),
+      headers,
     });
   });
 
@@ -235,6 +338,7 @@ export function buildApp(deps: HttpDeps): Hono {
             'access-control-allow-origin': '*',
             'access-control-allow-methods': 'GET, HEAD, OPTIONS',
             'access-control-allow-headers': 'If-None-Match',
+            'access-control-expose-headers': EXPOSE_HEADERS,
             'access-control-max-age': '86400',
           },
         }),
@@ -246,9 +350,25 @@ export function buildApp(deps: HttpDeps): Hono {
     );
   }
 
-  app.notFound((c) =>
-    sendError(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path.slice(0, 200)}.`),
-  );
+  app.notFound((c) => {
+    const path = c.req.path;
+    // One canonical URL per resource: /api/citable/ redirects to /api/citable, query kept. The
+    // target is built from the raw (still percent-encoded) URL, so it is always a valid header.
+    if (path.length > 1 && path.endsWith('/') && (c.req.method === 'GET' || c.req.method === 'HEAD')) {
+      const url = c.req.url;
+      const from = url.indexOf('/', url.indexOf('//') + 2);
+      const qs = url.indexOf('?');
+      const rawPath = url.slice(from, qs === -1 ? undefined : qs);
+      const target = `${rawPath.replace(/\/+$/, '') || '/'}${qs === -1 ? '' : url.slice(qs)}`;
+      if (/^\/[\x21-\x7e]*$/.test(target) && !target.startsWith('//')) {
+        return new Response(null, {
+          status: 308,
+          headers: { location: target, 'access-control-allow-origin': '*', 'cache-control': CACHE.doc },
+        });
+      }
+    }
+    return sendError(c, 404, 'not_found', `No route for ${c.req.method} ${path.slice(0, 200)}.`);
+  });
 
   app.onError((err, c) => {
     const mapped = publicationErrorResponse(

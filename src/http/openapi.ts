@@ -20,9 +20,28 @@ function jsonResponse(description: string, schemaId: string): Json {
 
 const errorResponse = (description: string): Json => jsonResponse(description, 'Error');
 
+/**
+ * Answers every GET route can give besides its own: 304 to a matching If-None-Match, 405 to other
+ * methods, 503 while the store cannot be read.
+ */
+const COMMON_RESPONSES: Json = {
+  304: { description: 'Not modified: If-None-Match matched the ETag (no body).' },
+  405: errorResponse('Method not allowed: use GET or HEAD.'),
+  503: errorResponse('Benchmarks temporarily unavailable; see Retry-After.'),
+};
+
 function op(operationId: string | undefined, summary: string, extra: Json): Json {
-  return { get: { ...(operationId ? { operationId } : {}), summary, ...extra } };
+  const responses = { ...COMMON_RESPONSES, ...(extra.responses as Json | undefined) };
+  return { get: { ...(operationId ? { operationId } : {}), summary, ...extra, responses } };
 }
+
+const dateQuery = (what: string): Json => ({
+  name: 'date',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+  description: what,
+});
 
 const slugParam: Json = {
   name: 'slug',
@@ -100,16 +119,27 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
             'The index frozen at the end of that day (today: the live index).',
             'CitableIndex',
           ),
-          400: errorResponse('Malformed, impossible, future, or before the first day with data.'),
-          503: errorResponse('Benchmarks temporarily unavailable.'),
+          400: errorResponse('Malformed, impossible, future, or before the first snapshot.'),
+          404: errorResponse('A closed day not frozen yet (days are frozen 10 minutes after 00:00 UTC).'),
         },
       }),
       '/api/stat/{slug}': op('get_benchmark', 'One benchmark, optionally narrowed by dimension', {
-        parameters: [slugParam, dimParam('chain'), dimParam('region'), dimParam('kind'), dimParam('venue')],
+        parameters: [
+          slugParam,
+          dimParam('chain'),
+          dimParam('region'),
+          dimParam('kind'),
+          dimParam('venue'),
+          dateQuery(
+            "A closed UTC day: the unfiltered Stat frozen with that day's snapshot, byte-identical forever.",
+          ),
+        ],
         responses: {
           200: jsonResponse('The full benchmark record.', 'Stat'),
-          400: errorResponse('Malformed slug.'),
-          404: notFound,
+          400: errorResponse(
+            'Malformed slug, a repeated or over-long query parameter, a bad date, or a date with filters.',
+          ),
+          404: errorResponse('Unknown slug or dimension value, or a day without a frozen snapshot.'),
           503: errorResponse('Benchmarks temporarily unavailable.'),
         },
       }),
@@ -135,6 +165,7 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
             required: true,
             schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,79}$' },
           },
+          dateQuery('The measurements as they stood at the end of that UTC day (links in a day snapshot).'),
         ],
         responses: {
           200: jsonResponse('Networks counted, or per-token counts of the latest cycle.', 'Audit'),
@@ -178,6 +209,7 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
         parameters: [
           slugParam,
           { name: 'format', in: 'path', required: true, schema: { type: 'string', enum: [...CITE_FORMATS] } },
+          dateQuery("A closed UTC day: the citation of that day's frozen value (immutable)."),
         ],
         responses: {
           200: {
@@ -189,8 +221,8 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
               ]),
             ),
           },
-          400: errorResponse('Malformed slug or unknown format.'),
-          404: notFound,
+          400: errorResponse('Malformed slug, unknown format or bad date.'),
+          404: errorResponse('Unknown slug, or a day without a frozen snapshot.'),
         },
       }),
       '/api/llm-context': op(undefined, 'Every benchmark as one Markdown document', {
@@ -199,8 +231,13 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
           503: errorResponse('Benchmarks temporarily unavailable.'),
         },
       }),
-      '/api/freshness': op('get_freshness', 'Newest sample time per benchmark', {
-        responses: { 200: jsonResponse('Epoch milliseconds per slug with data.', 'Freshness') },
+      '/api/freshness': op('get_freshness', 'Newest sample time and status per benchmark', {
+        responses: {
+          200: jsonResponse(
+            'Epoch milliseconds per slug with data, and stale/draft status for every slug.',
+            'Freshness',
+          ),
+        },
       }),
       '/api/search/featured': op('get_featured_leaders', 'Live leaders and trending benchmarks', {
         responses: { 200: jsonResponse('Compact cards.', 'Featured') },

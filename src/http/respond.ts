@@ -27,10 +27,17 @@ function etagMatches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
+/** Headers a browser script may read on a cross-origin answer (ETag for revalidation, limits). */
+export const EXPOSE_HEADERS =
+  'ETag, Retry-After, X-Snapshot-Date, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+
+const encoder = new TextEncoder();
+
 /** Sends stored bytes with CORS, ETag and Cache-Control; answers 304 on a matching If-None-Match. */
 export function sendBytes(c: Context, r: BytesResponse): Response {
   const headers: Record<string, string> = {
     'access-control-allow-origin': '*',
+    'access-control-expose-headers': EXPOSE_HEADERS,
     etag: r.etag,
     'cache-control': r.cacheControl,
     ...r.headers,
@@ -39,23 +46,29 @@ export function sendBytes(c: Context, r: BytesResponse): Response {
     return new Response(null, { status: 304, headers });
   }
   headers['content-type'] = r.contentType;
-  return new Response(r.body, { status: 200, headers });
+  // Set explicitly so a HEAD answer (same headers, no body) says how long the GET body is.
+  headers['content-length'] = String(
+    typeof r.body === 'string' ? encoder.encode(r.body).byteLength : r.body.byteLength,
+  );
+  return new Response(c.req.method === 'HEAD' ? null : r.body, { status: 200, headers });
 }
 
 /** Every error is JSON `{error, message}`; never cached by shared caches. */
 export function sendError(
   c: Context,
-  status: 400 | 403 | 404 | 405 | 406 | 413 | 415 | 429 | 500 | 503,
+  status: 400 | 403 | 404 | 405 | 406 | 413 | 415 | 429 | 431 | 500 | 503,
   error: string,
   message: string,
   headers: Readonly<Record<string, string>> = {},
 ): Response {
-  void c;
-  return new Response(JSON.stringify({ error, message }), {
+  const body = encoder.encode(JSON.stringify({ error, message }));
+  return new Response(c.req.method === 'HEAD' ? null : body, {
     status,
     headers: {
       'content-type': 'application/json; charset=utf-8',
+      'content-length': String(body.byteLength),
       'access-control-allow-origin': '*',
+      'access-control-expose-headers': EXPOSE_HEADERS,
       'cache-control': CACHE.none,
       ...headers,
     },
@@ -87,4 +100,13 @@ export function publicationErrorResponse(
     );
   }
   return null;
+}
+
+/**
+ * A live citation says "Retrieved <today>", so no cache may keep it past 00:00 UTC: its max-age is
+ * the smaller of an hour and the seconds left in the UTC day.
+ */
+export function citeCacheControl(now: number): string {
+  const left = Math.floor((86_400_000 - (now % 86_400_000)) / 1000);
+  return `public, max-age=${Math.max(0, Math.min(3600, left))}`;
 }

@@ -16,6 +16,7 @@ import { UnavailableError } from '../publication/types.ts';
 import { fastToolCall } from './fast-call.ts';
 import { readBenchmarkResource, resourceList, resourceTemplate } from './resources.ts';
 import type { BuiltTool } from './tool-def.ts';
+import { compareProvidersTool } from './tools/compare-providers.ts';
 import type { ToolContext } from './tools/context.ts';
 import { getBenchmarkTool } from './tools/get-benchmark.ts';
 import { listBenchmarksTool } from './tools/list-benchmarks.ts';
@@ -40,7 +41,12 @@ const RESOURCE_NOT_FOUND = -32002;
  * that costs a few object allocations and five handler registrations.
  */
 export function createMcpCore(ctx: ToolContext, siteName: string): McpCore {
-  const tools = [listBenchmarksTool(ctx), getBenchmarkTool(ctx), queryPromTool(ctx)];
+  const tools = [
+    listBenchmarksTool(ctx),
+    getBenchmarkTool(ctx),
+    compareProvidersTool(ctx),
+    queryPromTool(ctx),
+  ];
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listToolsResult = { tools: tools.map((t) => t.listing as Tool) };
   const listResourcesResult = { resources: resourceList(ctx.publication) };

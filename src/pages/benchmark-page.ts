@@ -10,7 +10,7 @@ function rows(stat: Stat): string {
     .map(
       (r) => `<tr${r.unresponsive ? ' class="unresponsive"' : ''}>
 <td>${r.rank === null ? '–' : r.rank}</td>
-<td>${esc(r.name)}${r.unresponsive ? ' <span class="muted">(unresponsive)</span>' : ''}${r.kind ? ` <span class="muted">· ${esc(r.kind)}</span>` : ''}</td>
+<td>${esc(r.name)}${r.unresponsive ? ' <span class="muted">(unresponsive)</span>' : ''}${r.noComparison ? ' <span class="muted" data-testid="no-comparison">(no comparison)</span>' : ''}${r.kind ? ` <span class="muted">· ${esc(r.kind)}</span>` : ''}</td>
 <td>${esc(formatValue(r.ms.p50, stat.unit))}</td>
 <td>${esc(formatValue(r.ms.p90, stat.unit))}</td>
 <td>${esc(formatValue(r.ms.p99, stat.unit))}</td>
@@ -38,9 +38,35 @@ function filterChips(stat: Stat, pagePath: string): string {
     .join('\n');
 }
 
+/** Notes that explain, in place, the markers a row can carry and the view's status. */
+function notes(stat: Stat): string {
+  const out: string[] = [];
+  if (stat.status === 'stale') {
+    out.push(
+      `<p class="muted" data-testid="stale">Stale: no new measurement for more than twice the ${esc(stat.window)} benchmark's cadence; the values shown are the last ones measured.</p>`,
+    );
+  }
+  if (stat.status === 'draft')
+    out.push('<p class="muted">Draft: this benchmark has not been measured yet.</p>');
+  const alone = stat.rankings.filter((r) => r.noComparison).map((r) => r.name);
+  if (alone.length > 0) {
+    out.push(
+      `<p class="muted" data-testid="no-comparison-note">No comparison: ${esc(alone.join(' and '))} ${alone.length > 1 ? 'were' : 'was'} the only provider measured on these cells, so its capture is 100% by construction; it is shown, not ranked.</p>`,
+    );
+  }
+  if (stat.rankings.some((r) => r.unresponsive)) {
+    out.push(
+      '<p class="muted">Unresponsive: three consecutive cycles in which at least half of the probes got a 5xx; kept as a row, never ranked.</p>',
+    );
+  }
+  return out.join('\n');
+}
+
 /** The public page of one benchmark (the `pageUrl` every citation points at). */
 export function benchmarkPage(stat: Stat, siteName: string): string {
   const pagePath = new URL(stat.pageUrl).pathname;
+  const day = new URL(stat.pageUrl).searchParams.get('date');
+  const dated = day ? `?date=${encodeURIComponent(day)}` : '';
   const spark = renderSparklineSvg({
     points: stat.sparkline,
     width: 600,
@@ -67,11 +93,12 @@ ${filterChips(stat, pagePath)}
 ${rows(stat)}
 </tbody>
 </table>
+${notes(stat)}
 <h2>Cite this</h2>
 <p class="quote" id="quote">${esc(stat.quote)}</p>
 <p><button type="button" id="copy-quote">Copy quote</button>
-<a href="/api/cite/${esc(stat.slug)}/bib">BibTeX</a> · <a href="/api/cite/${esc(stat.slug)}/ris">RIS</a> ·
-<a href="/api/cite/${esc(stat.slug)}/apa">APA</a> · <a href="/api/cite/${esc(stat.slug)}/txt">Text</a> ·
+<a href="/api/cite/${esc(stat.slug)}/bib${dated}">BibTeX</a> · <a href="/api/cite/${esc(stat.slug)}/ris${dated}">RIS</a> ·
+<a href="/api/cite/${esc(stat.slug)}/apa${dated}">APA</a> · <a href="/api/cite/${esc(stat.slug)}/txt${dated}">Text</a> ·
 <a href="${esc(stat.api)}">JSON</a> · <a href="${esc(stat.ogImage)}">Image</a></p>
 <h2>Methodology</h2>
 <ol>

@@ -1,4 +1,5 @@
 import type { CitableIndex, Compare } from '../core/api-schemas.ts';
+import { compareVerdict } from '../core/compare.ts';
 import { formatValue } from '../core/format.ts';
 import { esc, layout } from './html.ts';
 
@@ -27,9 +28,17 @@ ${cards}`,
   );
 }
 
+/** "Mobula", "Tie", or "Not comparable: no data for codex in the same window". */
+function verdictCell(r: Compare['shared'][number], c: Compare): string {
+  if (!r.comparable) {
+    const v = compareVerdict(r, c.a.name, c.b.name);
+    return v.charAt(0).toUpperCase() + v.slice(1);
+  }
+  return r.winner === 'tie' ? 'Tie' : r.winner === 'a' ? c.a.name : c.b.name;
+}
+
 /** The head-to-head page (`comparePageUrl`). */
 export function comparePage(c: Compare, siteName: string): string {
-  const label = { a: c.a.name, b: c.b.name, tie: 'Tie' } as const;
   const rows = c.shared
     .map(
       (r) => `<tr>
@@ -37,7 +46,7 @@ export function comparePage(c: Compare, siteName: string): string {
 <td><a href="${esc(new URL(r.pageUrl).pathname)}">${esc(r.title)}</a></td>
 <td>${r.aValue === null ? '–' : esc(formatValue(r.aValue, r.unit))}</td>
 <td>${r.bValue === null ? '–' : esc(formatValue(r.bValue, r.unit))}</td>
-<td>${esc(label[r.winner])}</td>
+<td${r.comparable ? '' : ' class="muted" data-testid="not-comparable"'}>${esc(verdictCell(r, c))}</td>
 </tr>`,
     )
     .join('\n');
@@ -50,7 +59,7 @@ export function comparePage(c: Compare, siteName: string): string {
     },
     `<p class="eyebrow">Head to head</p>
 <h1>${esc(c.a.name)} vs ${esc(c.b.name)}</h1>
-<p data-testid="score">${esc(c.a.name)} ${c.totalWins.a} · ${esc(c.b.name)} ${c.totalWins.b} · ties ${c.totalWins.tie}</p>
+<p data-testid="score">${esc(c.a.name)} ${c.totalWins.a} · ${esc(c.b.name)} ${c.totalWins.b} · ties ${c.totalWins.tie}${c.notComparable ? ` (${c.notComparable} not comparable)` : ''}</p>
 <table>
 <thead><tr><th>Metric</th><th>Benchmark</th><th>${esc(c.a.name)}</th><th>${esc(c.b.name)}</th><th>Better</th></tr></thead>
 <tbody>

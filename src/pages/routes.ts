@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import type { Stat } from '../core/api-schemas.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import { CACHE, sendBytes } from '../http/respond.ts';
@@ -83,6 +84,23 @@ export function registerPageRoutes(app: Hono, pub: Publication): void {
         return htmlError(c, 404, 'Unknown benchmark', `There is no benchmark "${slug.slice(0, 100)}".`, site);
       }
       const q = c.req.query();
+      if (q.date !== undefined) {
+        // A page pinned to a frozen day (every link inside a day snapshot points here).
+        const r = await pub.frozenStat(slug, q.date);
+        if (r.kind === 'bad_date') return htmlError(c, 400, 'Bad date', r.message, site);
+        if (r.kind !== 'ok') {
+          return htmlError(
+            c,
+            404,
+            'Not frozen',
+            r.kind === 'today' ? `${q.date} is today; it is frozen after it closes.` : r.message,
+            site,
+          );
+        }
+        const stat = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
+        const page = cache.get(`bench:${r.served.etag}`, () => benchmarkPage(stat, site));
+        return sendBytes(c, { ...page, contentType: HTML, cacheControl: CACHE.immutable });
+      }
       const f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
       if (!f.ok) return htmlError(c, f.status, 'Unknown filter', f.message, site);
       const stat = await pub.stat(slug, f.filters);

@@ -1,26 +1,69 @@
 import type { Audit } from '../core/api-schemas.ts';
+import { parseCaip2 } from '../core/caip2.ts';
 import { isoTime } from '../core/format.ts';
 import { METRICS } from '../core/metric-names.ts';
-import type { Matcher } from '../core/samples.ts';
+import type { Matcher, Sample } from '../core/samples.ts';
 import type { SampleStore } from '../store/sample-store.ts';
 
-/** network-coverage audit: every network counted in the provider's latest successful listing. */
+const UNMAPPED = 'unmapped:';
+
+const byName = <T extends { name: string; chainId?: string; rawId: string }>(a: T, b: T) =>
+  a.name.localeCompare(b.name) ||
+  (a.chainId ?? '').localeCompare(b.chainId ?? '') ||
+  a.rawId.localeCompare(b.rawId);
+
+/**
+ * network-coverage audit: every network counted in the provider's latest successful listing (its
+ * CAIP-2 id, name and the provider's raw id), and apart from them the unmapped ones, the invalid
+ * entries dropped and the testnets left out, so a reader can check each rule of the count.
+ */
 export async function auditNetworks(
   store: SampleStore,
   metric: string,
   provider: Matcher,
   evalTime: number,
-): Promise<Pick<Audit, 'asOf' | 'networks'>> {
+): Promise<Pick<Audit, 'asOf' | 'networks' | 'unmapped' | 'dropped' | 'testnets'>> {
   const [latest] = await store.latest({ metric, matchers: [provider], at: evalTime });
   if (!latest) return { asOf: null, networks: [] };
-  const listed = await store.select({
-    metric: METRICS.networkListed,
-    matchers: [provider],
-    after: latest.t - 1,
-    until: latest.t,
-  });
+  const atLatest = (m: string) =>
+    store.select({ metric: m, matchers: [provider], after: latest.t - 1, until: latest.t });
+  const [listed, excluded] = await Promise.all([
+    atLatest(METRICS.networkListed),
+    atLatest(METRICS.networkExcluded),
+  ]);
   const networks = listed
-    .map((s) => ({ chainId: s.labels.chain_id ?? '', name: s.labels.name ?? '' }))
-    .sort((a, b) => a.name.localeCompare(b.name) || a.chainId.localeCompare(b.chainId));
-  return { asOf: isoTime(latest.t), networks };
+    .map((s) => {
+      const chainId = s.labels.chain_id ?? '';
+      // Samples written before CAIP-2 ids carry the provider's key as chain_id and no raw_id.
+      return {
+        chainId,
+        caip2: chainId.startsWith(UNMAPPED) || !parseCaip2(chainId) ? null : chainId,
+        name: s.labels.name ?? '',
+        rawId: s.labels.raw_id ?? chainId,
+      };
+    })
+    .sort(byName);
+  const ofKind = (kind: string) => excluded.filter((s: Sample) => s.labels.kind === kind);
+  return {
+    asOf: isoTime(latest.t),
+    networks,
+    unmapped: networks
+      .filter((n) => n.chainId.startsWith(UNMAPPED))
+      .map(({ chainId, name, rawId }) => ({ chainId, name, rawId })),
+    dropped: ofKind('dropped')
+      .map((s) => ({
+        rawId: s.labels.raw_id ?? '',
+        name: s.labels.name ?? '',
+        reason: s.labels.reason ?? '',
+      }))
+      .sort(byName),
+    testnets: ofKind('testnet')
+      .map((s) => ({
+        chainId: s.labels.chain_id ?? '',
+        name: s.labels.name ?? '',
+        rawId: s.labels.raw_id ?? '',
+        reason: s.labels.reason ?? '',
+      }))
+      .sort(byName),
+  };
 }

@@ -4,6 +4,7 @@ import { METRICS } from '../core/metric-names.ts';
 import { providerName } from '../core/providers.ts';
 import { eq, type Sample } from '../core/samples.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
+import { round6 } from '../core/stats.ts';
 import { type Site, urls } from '../core/urls.ts';
 import type { SampleStore } from '../store/sample-store.ts';
 import { auditNetworks } from './audit-networks.ts';
@@ -41,29 +42,34 @@ export async function buildAudit(
   if (spec.derivation.mode === 'latest') {
     return { ...base, ...(await auditNetworks(store, spec.derivation.metric, p, evalTime)) };
   }
-  const captures = await store.latest({ metric: spec.derivation.metric, matchers: [p], at: evalTime });
-  if (captures.length === 0) return { ...base, asOf: null, cells: [] };
-  const t = Math.max(...captures.map((s) => s.t));
-  const [counts, unions, probes, capped] = await Promise.all([
-    at(store, METRICS.tokenTradeCount, [p], t),
-    at(store, METRICS.tokenTradeUnionCount, [], t),
-    at(store, spec.derivation.probeMetric, [p], t),
+  const d = spec.derivation;
+  // The latest cycle the provider was scored in: every scored cell has a count sample (a capture
+  // sample may be missing when no provider found a trade: no baseline, no score).
+  const latestCounts = await store.latest({ metric: d.countMetric, matchers: [p], at: evalTime });
+  if (latestCounts.length === 0) return { ...base, asOf: null, cells: [] };
+  const t = Math.max(...latestCounts.map((s) => s.t));
+  const [captures, unions, probes, capped] = await Promise.all([
+    at(store, d.metric, [p], t),
+    at(store, d.unionMetric, [], t),
+    at(store, d.probeMetric, [p], t),
     at(store, METRICS.tokenTradeCapped, [p], t),
   ]);
   const byCell = (list: readonly Sample[]) => new Map(list.map((s) => [cellKey(s), s.v]));
-  const [c, u, ok, cap] = [byCell(counts), byCell(unions), byCell(probes), byCell(capped)];
-  const cells = captures
+  const [pct, u, ok, cap] = [byCell(captures), byCell(unions), byCell(probes), byCell(capped)];
+  const cells = latestCounts
     .filter((s) => s.t === t)
     .map((s) => {
       const k = cellKey(s);
       const probe = ok.get(k);
       const capV = cap.get(k);
+      const union = u.get(k);
       return {
         chain: s.labels.chain ?? '',
         token: s.labels.token ?? '',
-        count: c.get(k) ?? null,
-        unionCount: u.get(k) ?? null,
-        capturePct: s.v,
+        count: s.v,
+        unionCount: union ?? null,
+        capturePct: pct.get(k) ?? null,
+        unionCapturePct: union !== undefined && union > 0 ? round6((s.v / union) * 100) : null,
         probeOk: probe === undefined ? null : probe >= 1,
         capped: capV === undefined ? null : capV >= 1,
       };

@@ -1,26 +1,21 @@
 import type { Config } from '../config.ts';
-import type {
-  Audit,
-  CitableIndex,
-  Compare,
-  Featured,
-  Filters,
-  Freshness,
-  Stat,
-} from '../core/api-schemas.ts';
+import type { Audit, CitableIndex, Featured, Filters, Freshness, Stat } from '../core/api-schemas.ts';
+import { canonicalJson } from '../core/canonical-json.ts';
 import { buildCompare } from '../core/compare.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
 import { buildFeatured } from '../core/featured.ts';
 import { etagOf } from '../core/hash.ts';
 import { llmContextMarkdown } from '../core/markdown.ts';
 import { PROVIDERS, providerName } from '../core/providers.ts';
-import { type BenchmarkSpec, DIMENSION_NAMES, SLUG_RE } from '../core/spec-schema.ts';
+import { type BenchmarkSpec, DIMENSION_NAMES, durationMs, SLUG_RE } from '../core/spec-schema.ts';
 import { citableRow } from '../core/stat.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
 import { buildAudit } from './audit.ts';
+import { compareRowFor } from './compare-rows.ts';
 import { computeStat, specMetrics } from './compute.ts';
 import {
+  type CompareResult,
   type FilterResolution,
   type PublicationApi,
   type Served,
@@ -43,16 +38,26 @@ export interface PublicationOptions {
 export type SnapshotResult =
   | { kind: 'frozen'; served: Served<CitableIndex> | ServedText; day: string }
   | { kind: 'live'; served: Served<CitableIndex>; day: string }
-  | { kind: 'bad_date'; message: string };
+  | { kind: 'bad_date'; message: string }
+  | { kind: 'not_frozen'; message: string };
+
+export type DayResult =
+  | { kind: 'ok'; day: string; start: number }
+  | { kind: 'today'; day: string; start: number }
+  | { kind: 'bad_date'; message: string }
+  | { kind: 'not_frozen'; message: string };
+
+/**
+ * A day is frozen once, this long after it closes (00:00 UTC). Every sample of a day is written by
+ * then: a cycle's samples carry its slot time and a cycle ends before its deadline, which falls
+ * before the next slot, so a day's last cycle (23:30 or 18:00) has written everything by 00:00.
+ */
+export const FREEZE_GRACE_MS = 10 * 60_000;
 
 export interface ServedText {
   readonly body: Uint8Array<ArrayBuffer>;
   readonly etag: string;
 }
-
-export type CompareResult =
-  | { ok: true; served: Served<Compare> }
-  | { ok: false; status: 400 | 404; error: string; message: string };
 
 const ALL = '__all__';
 const encoder = new TextEncoder();
@@ -89,9 +94,20 @@ export class Publication implements PublicationApi {
   private readonly views: ViewCache<Served<Stat>>;
   private readonly aggregates: ViewCache<Served<unknown> | ServedText>;
   private readonly listeners = new Set<(slugs: ReadonlySet<string>) => void>();
-  private readonly snapshotsInFlight = new Map<string, Promise<ServedText>>();
+  private readonly freezing = new Map<string, Promise<void>>();
+  /** Frozen bytes never change: once read they are held here (bounded). */
+  private readonly frozen = new Map<string, ServedText>();
   private readonly unsubscribe: () => void;
   private freezeTimer: NodeJS.Timeout | undefined;
+  /** Newest sample time per benchmark, kept from appends so freshness never queries the store. */
+  private readonly lastSample = new Map<string, number>();
+  private lastSampleReady: Promise<void> | undefined;
+  /** First UTC day with any sample (undefined: not read yet). */
+  private firstDayStart: number | null | undefined;
+  /** Last day frozen so far (its start, epoch ms); later writes into it or before are late. */
+  private frozenThrough = Number.NEGATIVE_INFINITY;
+  /** Appends that carried samples for an already frozen day (they change nothing published). */
+  lateWrites = 0;
 
   constructor(opts: PublicationOptions) {
     this.specs = opts.specs;
@@ -107,13 +123,18 @@ export class Publication implements PublicationApi {
     const maxAge = opts.maxViewAgeMs ?? 60_000;
     this.views = new ViewCache(maxAge, this.clock);
     this.aggregates = new ViewCache(maxAge, this.clock);
-    this.unsubscribe = this.store.onAppend((metrics) => this.invalidate(metrics));
+    this.unsubscribe = this.store.onAppend((metrics, minT, maxT) => this.invalidate(metrics, minT, maxT));
   }
 
-  private invalidate(metrics: ReadonlySet<string>): void {
+  private invalidate(metrics: ReadonlySet<string>, minT: number, maxT: number): void {
     const slugs = new Set<string>();
     for (const m of metrics) for (const s of this.byMetric.get(m) ?? []) slugs.add(s);
     if (slugs.size === 0) return;
+    for (const s of slugs) this.lastSample.set(s, Math.max(this.lastSample.get(s) ?? maxT, maxT));
+    if (this.firstDayStart !== undefined && (this.firstDayStart === null || minT < this.firstDayStart)) {
+      this.firstDayStart = dayStart(minT);
+    }
+    if (dayStart(minT) <= this.frozenThrough) this.lateWrites++;
     for (const s of slugs) this.views.invalidate(s);
     this.aggregates.invalidate(ALL);
     for (const l of this.listeners) l(slugs);
@@ -186,6 +207,22 @@ export class Publication implements PublicationApi {
     );
   }
 
+  /**
+   * The frozen Stat of a closed day, served byte-identical forever. `today` when the day is the
+   * current one (its values are live), `not_frozen`/`bad_date` with the real reason otherwise.
+   */
+  async frozenStat(
+    slug: string,
+    day: string,
+  ): Promise<{ kind: 'ok'; served: ServedText } | Exclude<DayResult, { kind: 'ok' }>> {
+    if (!this.bySlug.has(slug)) throw new UnknownBenchmarkError(slug);
+    const d = await this.checkDay(day);
+    if (d.kind !== 'ok') return d;
+    const served = await this.readFrozen(`stat:${slug}:${day}`);
+    if (!served) return { kind: 'not_frozen', message: `${day} has no frozen snapshot.` };
+    return { kind: 'ok', served };
+  }
+
   /** Served bytes for the hot path, or undefined when the view must be (re)computed. */
   peekStat(slug: string, filters: Filters | null): Served<Stat> | undefined {
     return this.views.peek(`${slug}?${filterSig(filters)}`);
@@ -214,17 +251,49 @@ export class Publication implements PublicationApi {
     ) as Promise<Served<CitableIndex>>;
   }
 
-  freshness(): Promise<Freshness> {
-    return (async () => {
-      const freshness: Record<string, number> = {};
-      for (const s of await this.allStats()) if (s.asOf !== null) freshness[s.slug] = Date.parse(s.asOf);
-      return { now: this.clock(), freshness };
-    })();
+  private async ensureLastSample(): Promise<void> {
+    this.lastSampleReady ??= guarded(async () => {
+      for (const spec of this.specs) {
+        const b = await this.store.timeBounds(specMetrics(spec));
+        if (b) this.lastSample.set(spec.slug, Math.max(this.lastSample.get(spec.slug) ?? b.max, b.max));
+      }
+    }).catch((e: unknown) => {
+      this.lastSampleReady = undefined;
+      throw e;
+    });
+    return this.lastSampleReady;
+  }
+
+  /**
+   * Every benchmark with data keeps its newest sample time in `freshness` (stale ones included);
+   * `status` says for each whether it is stale (older than twice its cadence) or a draft (never
+   * measured). `now` and the ages are per request; the store is read once per process.
+   */
+  async freshness(): Promise<Freshness> {
+    await this.ensureLastSample();
+    const now = this.clock();
+    const freshness: Record<string, number> = {};
+    const status: Freshness['status'] = {};
+    for (const spec of this.specs) {
+      const last = this.lastSample.get(spec.slug);
+      if (last === undefined) {
+        status[spec.slug] = { lastSampleAt: null, ageSeconds: null, stale: false, draft: true };
+        continue;
+      }
+      freshness[spec.slug] = last;
+      status[spec.slug] = {
+        lastSampleAt: new Date(last).toISOString(),
+        ageSeconds: Math.max(0, Math.floor((now - last) / 1000)),
+        stale: now - last > 2 * durationMs(spec.cadence),
+        draft: false,
+      };
+    }
+    return { now, freshness, status };
   }
 
   llmContext(): Promise<ServedText> {
     return this.aggregates.get('llm', ALL, async () => {
-      const body = encoder.encode(llmContextMarkdown(await this.allStats(), this.site, this.clock()));
+      const body = encoder.encode(llmContextMarkdown(await this.allStats(), this.site));
       return { body, etag: etagOf(body) };
     });
   }
@@ -234,7 +303,8 @@ export class Publication implements PublicationApi {
       const now = await this.allStats();
       const then = this.clock() - DAY_MS;
       const dayAgo = new Map<string, Stat>();
-      for (const s of now) if (s.status === 'live') dayAgo.set(s.slug, await this.statAt(s.slug, null, then));
+      for (const s of now)
+        if (s.status !== 'draft') dayAgo.set(s.slug, await this.statAt(s.slug, null, then));
       return serve(buildFeatured(now, dayAgo));
     }) as Promise<Served<Featured>>;
   }
@@ -270,87 +340,154 @@ export class Publication implements PublicationApi {
         message: `${providerName(a)} and ${providerName(b)} do not appear in a common benchmark.`,
       };
     }
-    const stats = await Promise.all(shared.map(async (s) => (await this.stat(s.slug, null)).value));
+    const evalTime = this.clock();
+    const rows = await guarded(() =>
+      Promise.all(
+        shared.map(async (spec) =>
+          compareRowFor(this.store, spec, (await this.stat(spec.slug, null)).value, a, b, evalTime),
+        ),
+      ),
+    );
     return {
       ok: true,
       served: serve(
-        buildCompare(
-          { slug: a, name: providerName(a) },
-          { slug: b, name: providerName(b) },
-          stats,
-          this.site,
-        ),
+        buildCompare({ slug: a, name: providerName(a) }, { slug: b, name: providerName(b) }, rows, this.site),
       ),
     };
   }
 
   /** The raw measurements behind one provider's row; null for a provider the benchmark does not declare. */
-  async audit(slug: string, provider: string): Promise<Served<Audit> | null> {
+  async audit(slug: string, provider: string, evalTime = this.clock()): Promise<Served<Audit> | null> {
     const spec = this.bySlug.get(slug);
     if (!spec) throw new UnknownBenchmarkError(slug);
     if (!spec.providers.some((p) => p.slug === provider)) return null;
-    return serve(await guarded(() => buildAudit(this.store, spec, provider, this.clock(), this.site)));
+    return serve(await guarded(() => buildAudit(this.store, spec, provider, evalTime, this.site)));
   }
 
-  /** First UTC day with any sample of any benchmark, or null when the store is empty. */
+  /** First UTC day with any sample of any benchmark, or null when the store is empty (read once). */
   private async firstDay(): Promise<number | null> {
+    if (this.firstDayStart !== undefined) return this.firstDayStart;
     const bounds = await guarded(() => this.store.timeBounds(this.specs.flatMap(specMetrics)));
-    return bounds === null ? null : dayStart(bounds.min);
+    // An append may have set it meanwhile; keep the earlier of the two.
+    const first = bounds === null ? null : dayStart(bounds.min);
+    if (this.firstDayStart === undefined || this.firstDayStart === null) this.firstDayStart = first;
+    else if (first !== null) this.firstDayStart = Math.min(this.firstDayStart, first);
+    return this.firstDayStart;
   }
 
-  /**
-   * Day snapshots are real: day D is evaluated at D 23:59:59.999 UTC, frozen as stored bytes at the
-   * first request or at day close (whichever comes first after D ended), then served byte-identical
-   * forever, across restarts and late samples. Today is the live index.
-   */
-  async snapshot(day: string): Promise<SnapshotResult> {
+  /** The day a closed day's freeze is due: start + 24 h + grace. */
+  private closedBefore(now: number): number {
+    return dayStart(now - FREEZE_GRACE_MS);
+  }
+
+  /** Validates a requested day and says why it cannot be served (the real reason, not "malformed"). */
+  async checkDay(day: string): Promise<DayResult> {
     const parsed = parseDay(day);
     if (!parsed.ok) return { kind: 'bad_date', message: parsed.message };
-    const today = dayStart(this.clock());
+    const now = this.clock();
+    const today = dayStart(now);
     if (parsed.start > today) return { kind: 'bad_date', message: `${day} is in the future.` };
-    if (parsed.start === today) return { kind: 'live', served: await this.citable(), day };
+    if (parsed.start === today) return { kind: 'today', day, start: parsed.start };
     const first = await this.firstDay();
     if (first === null || parsed.start < first) {
       const since =
         first === null
           ? 'no data has been recorded yet'
-          : `data starts on ${new Date(first).toISOString().slice(0, 10)}`;
-      return { kind: 'bad_date', message: `${day} is before the first day with data (${since}).` };
+          : `the first is ${new Date(first).toISOString().slice(0, 10)}`;
+      return { kind: 'bad_date', message: `${day} is before the first snapshot (${since}).` };
     }
-    return { kind: 'frozen', served: await this.freeze(day, parsed.start), day };
+    if (parsed.start >= this.closedBefore(now)) {
+      return {
+        kind: 'not_frozen',
+        message: `${day} is frozen ${FREEZE_GRACE_MS / 60_000} minutes after it closes; retry shortly.`,
+      };
+    }
+    return { kind: 'ok', day, start: parsed.start };
   }
 
-  private freeze(day: string, start: number): Promise<ServedText> {
-    const running = this.snapshotsInFlight.get(day);
+  private async readFrozen(key: string): Promise<ServedText | null> {
+    const hit = this.frozen.get(key);
+    if (hit) return hit;
+    const stored = await guarded(() => this.store.getSnapshot(key));
+    if (!stored) return null;
+    const served = { body: stored.body as Uint8Array<ArrayBuffer>, etag: stored.etag };
+    if (this.frozen.size >= 2000) this.frozen.clear();
+    this.frozen.set(key, served);
+    return served;
+  }
+
+  /**
+   * Day snapshots are real: today is the live index; a closed day is served from the bytes frozen
+   * shortly after it closed (or at start-up), byte-identical forever, whatever arrives later.
+   */
+  async snapshot(day: string): Promise<SnapshotResult> {
+    const d = await this.checkDay(day);
+    if (d.kind === 'today') return { kind: 'live', served: await this.citable(), day };
+    if (d.kind !== 'ok') return d;
+    const served = await this.readFrozen(`citable:${day}`);
+    if (!served) return { kind: 'not_frozen', message: `${day} has no frozen snapshot.` };
+    return { kind: 'frozen', served, day };
+  }
+
+  /**
+   * Freezes one closed day: each benchmark's unfiltered Stat evaluated at the day's last
+   * millisecond from that day's samples, with every link pinned to the day, the index of those
+   * Stats, and the spec text they were computed with, all serialized canonically. Stored once:
+   * an existing snapshot is never rewritten. The index goes last, so it marks a complete freeze.
+   */
+  freezeDay(day: string): Promise<void> {
+    const running = this.freezing.get(day);
     if (running) return running;
     const p = guarded(async () => {
-      const key = `citable:${day}`;
-      const stored = await this.store.getSnapshot(key);
-      if (stored) return { body: stored.body as Uint8Array<ArrayBuffer>, etag: stored.etag };
+      if (await this.store.getSnapshot(`citable:${day}`)) return;
+      const parsed = parseDay(day);
+      if (!parsed.ok) throw new Error(parsed.message);
       const stats = await Promise.all(
-        this.specs.map((s) => computeStat(this.store, s, null, dayEnd(start), this.site)),
+        this.specs.map((s) =>
+          computeStat(this.store, s, null, dayEnd(parsed.start), this.site, { pinDay: day }),
+        ),
       );
-      const body = encoder.encode(JSON.stringify(this.index(stats, day)));
-      const kept = await this.store.putSnapshot(key, body, etagOf(body));
-      return { body: kept.body as Uint8Array<ArrayBuffer>, etag: kept.etag };
-    }).finally(() => this.snapshotsInFlight.delete(day));
-    this.snapshotsInFlight.set(day, p);
+      for (const st of stats) {
+        const body = encoder.encode(canonicalJson(st));
+        await this.store.putSnapshot(`stat:${st.slug}:${day}`, body, etagOf(body));
+      }
+      const specs = encoder.encode(canonicalJson(this.specs));
+      await this.store.putSnapshot(`specs:${day}`, specs, etagOf(specs));
+      const body = encoder.encode(canonicalJson(this.index(stats, day)));
+      await this.store.putSnapshot(`citable:${day}`, body, etagOf(body));
+    }).finally(() => this.freezing.delete(day));
+    this.freezing.set(day, p);
     return p;
   }
 
-  /** Freezes yesterday now (if it has data) and then at every UTC day close. */
-  startFreezer(onError: (e: unknown) => void = () => undefined): void {
-    const tick = async () => {
-      const yesterday = dayStart(this.clock()) - DAY_MS;
-      const first = await this.firstDay().catch(() => null);
-      if (first !== null && yesterday >= first) {
-        await this.freeze(new Date(yesterday).toISOString().slice(0, 10), yesterday).catch(onError);
+  /** Freezes every closed day from the first day with data that is not frozen yet. */
+  async freezeClosedDays(): Promise<number> {
+    const first = await this.firstDay();
+    const until = this.closedBefore(this.clock());
+    let n = 0;
+    if (first !== null) {
+      for (let d = first; d < until; d += DAY_MS) {
+        const day = new Date(d).toISOString().slice(0, 10);
+        if (!(await guarded(() => this.store.getSnapshot(`citable:${day}`)))) n++;
+        await this.freezeDay(day);
+        this.frozenThrough = Math.max(this.frozenThrough, d);
       }
-      const next = dayStart(this.clock()) + DAY_MS + 1000;
+    }
+    return n;
+  }
+
+  /**
+   * Freezes every closed day not frozen yet now (the returned promise), then each day again at
+   * 00:00 UTC plus the grace period.
+   */
+  startFreezer(onError: (e: unknown) => void = () => undefined): Promise<void> {
+    const tick = async () => {
+      await this.freezeClosedDays().catch(onError);
+      const next = dayStart(this.clock()) + DAY_MS + FREEZE_GRACE_MS;
       this.freezeTimer = setTimeout(() => void tick(), Math.max(1000, next - this.clock()));
       this.freezeTimer.unref();
     };
-    void tick();
+    return tick();
   }
 
   close(): void {

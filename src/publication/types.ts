@@ -1,4 +1,4 @@
-import type { CitableIndex, Filters, Stat } from '../core/api-schemas.ts';
+import type { CitableIndex, Compare, Filters, Stat } from '../core/api-schemas.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 
 /** A computed view kept as serialized bytes; serving it does no JSON work. */
@@ -14,6 +14,14 @@ export type FilterResolution =
   | { ok: true; filters: Filters | null }
   | { ok: false; status: 400 | 404; error: string; message: string };
 
+export type FrozenStatResult =
+  | { kind: 'ok'; served: { readonly body: Uint8Array<ArrayBuffer>; readonly etag: string } }
+  | { kind: 'today' | 'bad_date' | 'not_frozen'; message?: string };
+
+export type CompareResult =
+  | { ok: true; served: Served<Compare> }
+  | { ok: false; status: 400 | 404; error: string; message: string };
+
 /** The façade both front doors (HTTP and MCP) use. */
 export interface PublicationApi {
   readonly specs: readonly BenchmarkSpec[];
@@ -24,6 +32,10 @@ export interface PublicationApi {
   stat(slug: string, filters: Filters | null): Promise<Served<Stat>>;
   /** The live index of /api/citable. */
   citable(): Promise<Served<CitableIndex>>;
+  /** GET /api/compare/{a}/{b}. */
+  compare(a: string, b: string): Promise<CompareResult>;
+  /** The Stat frozen with a closed day's snapshot (images and pages pinned to that day). */
+  frozenStat?(slug: string, day: string): Promise<FrozenStatResult>;
   /** Called with the benchmark slugs whose views were invalidated by new samples. */
   onChange(listener: (slugs: ReadonlySet<string>) => void): () => void;
 }

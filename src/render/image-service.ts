@@ -7,6 +7,7 @@ import type { PublicationApi, Served } from '../publication/types.ts';
 import { Lru } from './lru.ts';
 import { type OgModel, ogModelFromStat } from './og-model.ts';
 import type { OgRenderResult } from './og-render.ts';
+import { RenderBusyError } from './og-worker-client.ts';
 
 /** Rendered bytes with every response header prebuilt, handed to sendBytes() as-is. */
 export type StoredImage = BytesResponse;
@@ -178,8 +179,67 @@ export class ImageService {
         }
         return image;
       })
+      .catch((err: unknown) => {
+        // Under a render backlog an image of the previous data beats an error: it is what a
+        // cache would have served a moment ago, and the next change re-renders it.
+        if (err instanceof RenderBusyError && hit) return hit.image;
+        throw err;
+      })
       .finally(() => this.ogInflight.delete(key));
     this.ogInflight.set(key, job);
+    return job;
+  }
+
+  private readonly dated = new Lru<string, StoredImage>(200);
+  private readonly datedInflight = new Map<string, Promise<StoredImage>>();
+
+  /**
+   * The image of a frozen day (the links inside a day snapshot): rendered once from the Stat frozen
+   * with that day, immutable. Null when the day has no frozen snapshot.
+   */
+  async getDated(slug: string, day: string, kind: 'og' | SparklineParams): Promise<StoredImage | null> {
+    const key = `${slug}|${day}|${kind === 'og' ? 'og' : svgKey(slug, kind)}`;
+    const hit = this.dated.get(key);
+    if (hit) return hit;
+    const running = this.datedInflight.get(key);
+    if (running) return running;
+    const r = await this.opts.publication.frozenStat?.(slug, day);
+    if (r?.kind !== 'ok') return null;
+    const stat = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
+    const job = (async (): Promise<StoredImage> => {
+      if (kind === 'og') {
+        const png = (await this.opts.renderer.render(ogModelFromStat(stat, this.opts.siteName))).png;
+        return {
+          body: png,
+          etag: etagOf(png),
+          contentType: PNG_TYPE,
+          cacheControl: CACHE.immutable,
+          headers: PNG_HEADERS,
+        };
+      }
+      const body = renderSparklineSvg({
+        points: stat.sparkline,
+        width: kind.w,
+        height: kind.h,
+        theme: kind.theme,
+        higherIsBetter: stat.higherIsBetter,
+        title: stat.title,
+        leaderName: stat.leader?.name ?? null,
+      });
+      return {
+        body,
+        etag: etagOf(body),
+        contentType: SVG_TYPE,
+        cacheControl: CACHE.immutable,
+        headers: SVG_HEADERS,
+      };
+    })()
+      .then((image) => {
+        this.dated.set(key, image);
+        return image;
+      })
+      .finally(() => this.datedInflight.delete(key));
+    this.datedInflight.set(key, job);
     return job;
   }
 

@@ -2,9 +2,11 @@ import type { Context, Hono } from 'hono';
 import { parseSparklineParams } from '../core/sparkline-svg.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { AppDeps } from '../http/deps.ts';
+import { readQuery } from '../http/query.ts';
 import { publicationErrorResponse, sendBytes, sendError } from '../http/respond.ts';
+import { UnknownBenchmarkError } from '../publication/types.ts';
 import { ImageService, type StoredImage } from './image-service.ts';
-import { OgWorkerClient } from './og-worker-client.ts';
+import { OgWorkerClient, RenderBusyError } from './og-worker-client.ts';
 
 export { ImageService } from './image-service.ts';
 
@@ -28,6 +30,11 @@ async function serve(c: Context, deps: AppDeps, load: () => Promise<StoredImage>
       deps.publication.specs.map((s) => s.slug),
     );
     if (mapped) return mapped;
+    if (err instanceof RenderBusyError) {
+      return sendError(c, 503, 'render_busy', 'Too many images are being rendered; retry in a second.', {
+        'retry-after': '1',
+      });
+    }
     // Anything else reaches app.onError (logged, 500 JSON).
     throw err;
   }
@@ -44,9 +51,28 @@ function badSlug(c: Context, slug: string): Response {
 
 /** GET /api/og/{slug} (PNG) and GET /api/sparkline/{slug}?w&h&theme (SVG). */
 export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageService): void {
+  /** `?date=`: the image of a frozen day, as every link inside a day snapshot points to. */
+  const dated = async (
+    c: Context,
+    slug: string,
+    day: string,
+    kind: Parameters<ImageService['getDated']>[2],
+  ) => {
+    if (!deps.publication.spec(slug))
+      return serve(c, deps, () => Promise.reject(new UnknownBenchmarkError(slug)));
+    const img = await images.getDated(slug, day, kind);
+    if (img) return sendBytes(c, img);
+    const r = await deps.publication.frozenStat?.(slug, day);
+    if (r?.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message ?? 'bad date');
+    return sendError(c, 404, 'not_frozen', `${day.slice(0, 20)} has no frozen snapshot.`);
+  };
+
   app.get('/api/og/:slug', (c) => {
     const slug = c.req.param('slug');
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
+    const q = readQuery(c, ['date']);
+    if (!q.ok) return sendError(c, 400, q.error, q.message);
+    if (q.values.date !== undefined) return dated(c, slug, q.values.date, 'og');
     const hit = images.peekOg(slug);
     if (hit) return sendBytes(c, hit);
     return serve(c, deps, () => images.getOg(slug));
@@ -57,6 +83,9 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
     const params = parseSparklineParams(c.req.query());
     if (!params.ok) return sendError(c, 400, 'bad_request', params.message);
+    const q = readQuery(c, ['date']);
+    if (!q.ok) return sendError(c, 400, q.error, q.message);
+    if (q.values.date !== undefined) return dated(c, slug, q.values.date, params);
     const hit = images.peekSvg(slug, params);
     if (hit) return sendBytes(c, hit);
     return serve(c, deps, () => images.getSvg(slug, params));

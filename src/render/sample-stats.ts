@@ -59,6 +59,7 @@ export function makeStat(i: StatInput): Stat {
     successRate: 100,
     sampleSize: 48,
     unresponsive: false,
+    noComparison: false,
     lastSampleAt: asOf ?? SAMPLE_AS_OF,
     audit: `${base}/api/audit/${i.slug}/${p.slug}`,
   }));
@@ -190,6 +191,7 @@ export function fakePublication(stats: readonly Stat[]): FakePublication {
     },
     spec: () => undefined,
     resolveFilters: () => ({ ok: true, filters: null }),
+    compare: async () => ({ ok: false, status: 404, error: 'no_shared_benchmark', message: 'no providers' }),
     peekStat: (slug: string) => bySlug.get(slug),
     async stat(slug: string, _filters: Filters | null) {
       calls += 1;

@@ -15,6 +15,8 @@ export interface StubResponse {
   readonly headers?: Readonly<Record<string, string>>;
   /** Never answer (to exercise client timeouts). */
   readonly hang?: boolean;
+  /** Drop the connection without answering (a connection reset). */
+  readonly reset?: boolean;
 }
 
 export interface StubServer {
@@ -47,6 +49,10 @@ export async function startStubServer(
     try {
       const out = await handler(r);
       if (out.hang) return;
+      if (out.reset) {
+        req.socket.resetAndDestroy();
+        return;
+      }
       const text = out.body ?? '';
       res.writeHead(out.status ?? 200, { 'content-type': 'application/json', ...out.headers });
       res.end(text);

@@ -32,6 +32,8 @@ export async function startServer(opts: { samples?: readonly Sample[] } = {}): P
   });
   const samples = opts.samples ?? buildDataset({ seed: 7, days: 3, end: NOW });
   if (samples.length) await service.store.append(samples);
+  // As at start-up: every closed day is frozen before the first request.
+  await service.publication.freezeClosedDays();
   const port = await service.listen();
   const url = `http://127.0.0.1:${port}`;
   return {

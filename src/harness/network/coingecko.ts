@@ -1,20 +1,23 @@
 import { z } from 'zod';
 import { type AdapterContext, getJson, joinUrl } from '../context.ts';
 import { ok, type Result } from '../types.ts';
-import type { ListedNetwork, NetworkAdapter } from './contract.ts';
+import type { Listing, NetworkAdapter } from './contract.ts';
+import { parseEntries } from './entries.ts';
 
-const body = z.array(
-  z.object({
-    id: z.string().min(1),
-    chain_identifier: z.number().int().nullable().optional(),
-    name: z.string(),
-  }),
-);
+const body = z.array(z.unknown());
+const entry = z.object({
+  id: z.string().min(1),
+  chain_identifier: z.number().int().nullish(),
+  name: z.string(),
+});
 
-/** GET /api/v3/asset_platforms; key = platform id (chain_identifier is null for non-EVM platforms). */
+/**
+ * GET /api/v3/asset_platforms. `chain_identifier` is the EVM chain id (two platform ids with the same
+ * one are one network); it is null for non-EVM platforms, whose platform id goes through the table.
+ */
 export const coingeckoNetworks: NetworkAdapter = {
   provider: 'coingecko',
-  async list(ctx: AdapterContext): Promise<Result<ListedNetwork[]>> {
+  async list(ctx: AdapterContext): Promise<Result<Listing>> {
     const r = await getJson(
       ctx,
       {
@@ -25,6 +28,16 @@ export const coingeckoNetworks: NetworkAdapter = {
       'coingecko asset_platforms',
     );
     if (!r.ok) return r;
-    return ok(r.value.map((p) => ({ key: p.id, name: p.name, testnet: false })));
+    return ok(
+      parseEntries(r.value, entry, ['id'], (p) => ({
+        rawId: p.id,
+        name: p.name,
+        // The listing's own chain id first; the table only where it gives none.
+        hints: [
+          ...(typeof p.chain_identifier === 'number' ? [{ chainId: p.chain_identifier }] : []),
+          { scheme: 'coingecko', slug: p.id },
+        ],
+      })),
+    );
   },
 };

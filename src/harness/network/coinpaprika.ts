@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { type AdapterContext, getJson, joinUrl } from '../context.ts';
 import { ok, type Result } from '../types.ts';
-import type { ListedNetwork, NetworkAdapter } from './contract.ts';
+import type { Listing, NetworkAdapter } from './contract.ts';
+import { parseEntries } from './entries.ts';
 
-const body = z.array(z.string().min(1));
+const body = z.array(z.unknown());
+const entry = z.string().min(1);
 
 /** `eth-ethereum` → `ethereum`, `bnb-binance-coin` → `binance coin`. */
 function platformName(id: string): string {
@@ -11,10 +13,10 @@ function platformName(id: string): string {
   return (i >= 0 ? id.slice(i + 1) : id).replace(/-/g, ' ');
 }
 
-/** GET /v1/contracts: a flat array of platform ids. No chain id exists, so unique platform ids count. */
+/** GET /v1/contracts: a flat array of platform ids and no chain id, so each id goes through the table. */
 export const coinpaprikaNetworks: NetworkAdapter = {
   provider: 'coinpaprika',
-  async list(ctx: AdapterContext): Promise<Result<ListedNetwork[]>> {
+  async list(ctx: AdapterContext): Promise<Result<Listing>> {
     const r = await getJson(
       ctx,
       { url: joinUrl(ctx.provider.baseUrl, '/v1/contracts') },
@@ -22,6 +24,12 @@ export const coinpaprikaNetworks: NetworkAdapter = {
       'coinpaprika contracts',
     );
     if (!r.ok) return r;
-    return ok(r.value.map((id) => ({ key: id, name: platformName(id), testnet: false })));
+    return ok(
+      parseEntries(r.value, entry, [], (id) => ({
+        rawId: id,
+        name: platformName(id),
+        hints: [{ scheme: 'coinpaprika', slug: id }],
+      })),
+    );
   },
 };

@@ -1,30 +1,63 @@
+import type { EvmChainTable } from '../chains/evm-chains.ts';
+import { resolveChain } from '../chains/resolve.ts';
+import { type TestnetReason, testnetReason } from '../chains/testnets.ts';
 import type { HarnessProvider } from '../config.ts';
 import type { AdapterContext } from '../context.ts';
 import type { Result } from '../types.ts';
+import type { Listing } from './entries.ts';
 
-/** One listing entry, normalized: `key` is the provider's chain key after normalization. */
-export interface ListedNetwork {
-  readonly key: string;
-  readonly name: string;
-  readonly testnet: boolean;
-}
+export type { DroppedEntry, Listing, ListingEntry } from './entries.ts';
 
+/**
+ * An adapter fetches and validates its provider's listing entry by entry (./entries.ts) and says how
+ * each entry names its chain; chain ids, testnets and counting are the shared rules below.
+ */
 export interface NetworkAdapter {
   readonly provider: HarnessProvider;
-  list(ctx: AdapterContext): Promise<Result<ListedNetwork[]>>;
+  list(ctx: AdapterContext): Promise<Result<Listing>>;
 }
 
 export interface CountedNetwork {
-  readonly key: string;
+  /** The id it is counted under: a CAIP-2 id, or `unmapped:<slug>`. */
+  readonly chainId: string;
+  /** null when the entry could not be mapped to a CAIP-2 id. */
+  readonly caip2: string | null;
   readonly name: string;
+  /** The provider's own id of the first entry counted for this chain. */
+  readonly rawId: string;
 }
 
-/** The counting rule: mainnets only, once per unique key (first entry's name wins), sorted by key. */
-export function countNetworks(list: readonly ListedNetwork[]): CountedNetwork[] {
+export interface TestnetEntry {
+  readonly chainId: string;
+  readonly name: string;
+  readonly rawId: string;
+  readonly reason: TestnetReason;
+}
+
+export interface NetworkCount {
+  readonly counted: readonly CountedNetwork[];
+  readonly testnets: readonly TestnetEntry[];
+}
+
+const byChainId = (a: { chainId: string }, b: { chainId: string }) =>
+  a.chainId < b.chainId ? -1 : a.chainId > b.chainId ? 1 : 0;
+
+/**
+ * The counting rule: every entry resolved to one chain id (CAIP-2, or `unmapped:<slug>`), testnets
+ * dropped by the shared detector, then once per chain id (first entry's name and raw id win),
+ * sorted by chain id. Dropped (invalid) entries never reach it.
+ */
+export function countNetworks(listing: Listing, evm: EvmChainTable): NetworkCount {
   const seen = new Map<string, CountedNetwork>();
-  for (const n of list) {
-    if (n.testnet || seen.has(n.key)) continue;
-    seen.set(n.key, { key: n.key, name: n.name });
+  const testnets = new Map<string, TestnetEntry>();
+  for (const e of listing.entries) {
+    const { id, caip2 } = resolveChain(e.hints, e.rawId);
+    const reason = testnetReason({ chainId: id, name: e.name, rawId: e.rawId, providerFlag: e.testnet }, evm);
+    if (reason) {
+      if (!testnets.has(id)) testnets.set(id, { chainId: id, name: e.name, rawId: e.rawId, reason });
+      continue;
+    }
+    if (!seen.has(id)) seen.set(id, { chainId: id, caip2, name: e.name, rawId: e.rawId });
   }
-  return [...seen.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { counted: [...seen.values()].sort(byChainId), testnets: [...testnets.values()].sort(byChainId) };
 }

@@ -1,29 +1,25 @@
 import { z } from 'zod';
 import { type AdapterContext, getJson, joinUrl } from '../context.ts';
 import { fail, ok, type Result } from '../types.ts';
-import type { ListedNetwork, NetworkAdapter } from './contract.ts';
+import type { Listing, NetworkAdapter } from './contract.ts';
+import { parseEntries } from './entries.ts';
 
 const body = z.object({
-  data: z
-    .object({
-      items: z.array(
-        z.object({
-          name: z.string(),
-          chain_id: z.union([z.string().min(1), z.number()]),
-          is_testnet: z.boolean(),
-          label: z.string().nullish(),
-        }),
-      ),
-    })
-    .nullable(),
+  data: z.object({ items: z.array(z.unknown()) }).nullable(),
   error: z.boolean().optional(),
   error_message: z.string().nullish(),
 });
+const entry = z.object({
+  name: z.string(),
+  chain_id: z.union([z.string().min(1), z.number()]),
+  is_testnet: z.boolean(),
+  label: z.string().nullish(),
+});
 
-/** GET /v1/chains/ with a Bearer key; `is_testnet` entries dropped; key = chain_id (a numeric string). */
+/** GET /v1/chains/ with a Bearer key; `is_testnet` is the provider flag; chain_id is a numeric string. */
 export const covalentNetworks: NetworkAdapter = {
   provider: 'covalent',
-  async list(ctx: AdapterContext): Promise<Result<ListedNetwork[]>> {
+  async list(ctx: AdapterContext): Promise<Result<Listing>> {
     const r = await getJson(
       ctx,
       {
@@ -38,9 +34,10 @@ export const covalentNetworks: NetworkAdapter = {
       return fail('parse', `covalent: API error: ${r.value.error_message ?? 'no data'}`);
     }
     return ok(
-      r.value.data.items.map((c) => ({
-        key: String(c.chain_id),
+      parseEntries(r.value.data.items, entry, ['chain_id'], (c) => ({
+        rawId: String(c.chain_id),
         name: c.label?.trim() ? c.label : c.name,
+        hints: [{ chainId: c.chain_id }],
         testnet: c.is_testnet,
       })),
     );

@@ -1,20 +1,20 @@
 import { z } from 'zod';
 import { type AdapterContext, getJson, joinUrl } from '../context.ts';
 import { fail, ok, type Result } from '../types.ts';
-import type { ListedNetwork, NetworkAdapter } from './contract.ts';
+import type { Listing, NetworkAdapter } from './contract.ts';
+import { mergeListings, parseEntries } from './entries.ts';
 
 const page = z.object({
-  data: z.array(
-    z.object({
-      id: z.string().min(1),
-      type: z.string().optional(),
-      attributes: z.object({
-        name: z.string(),
-        coingecko_asset_platform_id: z.string().nullable().optional(),
-      }),
-    }),
-  ),
+  data: z.array(z.unknown()),
   links: z.object({ next: z.string().nullable().optional() }).partial().optional(),
+});
+const entry = z.object({
+  id: z.string().min(1),
+  type: z.string().optional(),
+  attributes: z.object({
+    name: z.string(),
+    coingecko_asset_platform_id: z.string().nullish(),
+  }),
 });
 
 /** The next page number from the JSON:API `links.next` (we never follow the absolute URL itself). */
@@ -28,11 +28,14 @@ function nextPage(next: string | null | undefined): number | null | 'bad' {
   }
 }
 
-/** GET /api/v2/networks?page=N. No testnet flag; dedupe on the GT network id (the platform id can be null). */
+/**
+ * GET /api/v2/networks?page=N. No chain id and no testnet flag: the GT network id, then its CoinGecko
+ * platform id (often null), go through the table; the shared detector catches `monad-testnet`.
+ */
 export const geckoterminalNetworks: NetworkAdapter = {
   provider: 'geckoterminal',
-  async list(ctx: AdapterContext): Promise<Result<ListedNetwork[]>> {
-    const out: ListedNetwork[] = [];
+  async list(ctx: AdapterContext): Promise<Result<Listing>> {
+    const pages: Listing[] = [];
     const seenPages = new Set<number>();
     let p: number | null = 1;
     while (p !== null) {
@@ -48,11 +51,22 @@ export const geckoterminalNetworks: NetworkAdapter = {
       );
       if (!r.ok) return r;
       if (r.value.data.length === 0) break;
-      for (const n of r.value.data) out.push({ key: n.id, name: n.attributes.name, testnet: false });
+      pages.push(
+        parseEntries(r.value.data, entry, ['id'], (n) => ({
+          rawId: n.id,
+          name: n.attributes.name,
+          hints: [
+            { scheme: 'geckoterminal', slug: n.id },
+            ...(n.attributes.coingecko_asset_platform_id
+              ? [{ scheme: 'coingecko' as const, slug: n.attributes.coingecko_asset_platform_id }]
+              : []),
+          ],
+        })),
+      );
       const next = nextPage(r.value.links?.next);
       if (next === 'bad') return fail('parse', `geckoterminal: unreadable links.next on page ${p}`);
       p = next;
     }
-    return ok(out);
+    return ok(mergeListings(pages));
   },
 };

@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { type AdapterContext, getJson, joinUrl } from '../context.ts';
 import { ok, type Result } from '../types.ts';
-import type { ListedNetwork, NetworkAdapter } from './contract.ts';
+import type { Listing, NetworkAdapter } from './contract.ts';
+import { parseEntries } from './entries.ts';
 
-const body = z.object({
-  chains: z.array(
-    z.object({ name: z.string(), chain_id: z.number().int(), tags: z.array(z.string()).default([]) }),
-  ),
+const body = z.object({ chains: z.array(z.unknown()) });
+const entry = z.object({
+  name: z.string(),
+  chain_id: z.number().int(),
+  tags: z.array(z.string()).default([]),
 });
 
-/** GET /v1/evm/supported-chains (key optional); only chains tagged `mainnet` are mainnets. */
+/** GET /v1/evm/supported-chains (key optional); a chain not tagged `mainnet` is flagged a testnet. */
 export const simDuneNetworks: NetworkAdapter = {
   provider: 'sim-dune',
-  async list(ctx: AdapterContext): Promise<Result<ListedNetwork[]>> {
+  async list(ctx: AdapterContext): Promise<Result<Listing>> {
     const key = ctx.provider.apiKey;
     const r = await getJson(
       ctx,
@@ -25,9 +27,10 @@ export const simDuneNetworks: NetworkAdapter = {
     );
     if (!r.ok) return r;
     return ok(
-      r.value.chains.map((c) => ({
-        key: String(c.chain_id),
+      parseEntries(r.value.chains, entry, ['chain_id'], (c) => ({
+        rawId: String(c.chain_id),
         name: c.name,
+        hints: [{ chainId: c.chain_id }],
         testnet: !c.tags.includes('mainnet'),
       })),
     );

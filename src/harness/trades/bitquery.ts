@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AdapterContext, joinUrl, postGraphql } from '../context.ts';
+import { DigestSet } from '../digest-set.ts';
 import type { ReferenceToken } from '../tokens.ts';
 import { fail, ok, type Result } from '../types.ts';
 import type { TradeAdapter, TradeFetch, TradeWindow } from './contract.ts';
@@ -60,19 +61,20 @@ export const bitqueryTrades: TradeAdapter = {
     };
     const url = joinUrl(ctx.provider.baseUrl, '/graphql');
     const headers = { authorization: `Bearer ${ctx.provider.apiKey ?? ''}` };
-    const hashes = new Set<string>();
+    const hashes = new DigestSet(ctx.maxHashes);
     let rows = 0;
+    let full = false;
     if (token.chain === 'solana') {
       const r = await postGraphql(ctx, url, headers, query, variables, solana, 'bitquery solana trades');
       if (!r.ok) return r;
-      for (const t of r.value.Solana.DEXTradeByTokens) hashes.add(t.Transaction.Signature);
+      for (const t of r.value.Solana.DEXTradeByTokens) if (!hashes.add(t.Transaction.Signature)) full = true;
       rows = r.value.Solana.DEXTradeByTokens.length;
     } else {
       const r = await postGraphql(ctx, url, headers, query, variables, evm, 'bitquery evm trades');
       if (!r.ok) return r;
-      for (const t of r.value.EVM.DEXTradeByTokens) hashes.add(t.Transaction.Hash);
+      for (const t of r.value.EVM.DEXTradeByTokens) if (!hashes.add(t.Transaction.Hash)) full = true;
       rows = r.value.EVM.DEXTradeByTokens.length;
     }
-    return ok({ hashes, rows, pages: 1, capped: rows >= BITQUERY_ROW_LIMIT });
+    return ok({ hashes, rows, pages: 1, capped: full || rows >= BITQUERY_ROW_LIMIT });
   },
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AdapterContext, joinUrl, postGraphql } from '../context.ts';
+import { DigestSet } from '../digest-set.ts';
 import type { ReferenceToken } from '../tokens.ts';
 import { fail, ok, type Result } from '../types.ts';
 import type { TradeAdapter, TradeFetch, TradeWindow } from './contract.ts';
@@ -40,13 +41,18 @@ export const codexTrades: TradeAdapter = {
       timestamp: { from: Math.ceil(w.startMs / 1000), to: Math.ceil(w.endMs / 1000) - 1 },
       eventType: 'Swap',
     };
-    const hashes = new Set<string>();
+    const hashes = new DigestSet(ctx.maxHashes);
     const cursors = new Set<string>();
     let rows = 0;
     let pages = 0;
+    let capped = false;
     let cursor: string | null = null;
     for (;;) {
-      if (pages >= ctx.maxPages) return fail('parse', `codex: more than ${ctx.maxPages} pages`);
+      // Our page guard: the trades fetched so far stand, as a floor.
+      if (pages >= ctx.maxPages) {
+        capped = true;
+        break;
+      }
       const r: Result<z.output<typeof data>> = await postGraphql(
         ctx,
         joinUrl(ctx.provider.baseUrl, '/graphql'),
@@ -62,14 +68,15 @@ export const codexTrades: TradeAdapter = {
       for (const it of items) {
         if (!it) continue;
         rows++;
-        hashes.add(it.transactionHash);
+        if (!hashes.add(it.transactionHash)) capped = true;
       }
+      if (capped) break;
       const next: string | null | undefined = r.value.getTokenEvents.cursor;
       if (items.length === 0 || !next) break;
       if (cursors.has(next)) return fail('parse', `codex: cursor loop at page ${pages}`);
       cursors.add(next);
       cursor = next;
     }
-    return ok({ hashes, rows, pages, capped: false });
+    return ok({ hashes, rows, pages, capped });
   },
 };

@@ -1,5 +1,6 @@
 import type { HarnessProvider } from '../config.ts';
 import type { AdapterContext } from '../context.ts';
+import type { DigestSet } from '../digest-set.ts';
 import type { ReferenceToken } from '../tokens.ts';
 import type { Result } from '../types.ts';
 
@@ -10,12 +11,15 @@ export interface TradeWindow {
 }
 
 export interface TradeFetch {
-  /** Distinct transaction hashes (deduped page by page; pages are never kept). */
-  readonly hashes: Set<string>;
+  /** Distinct transaction hashes as 64-bit digests (deduped page by page; pages are never kept). */
+  readonly hashes: DigestSet;
   /** Rows returned before dedupe. */
   readonly rows: number;
   readonly pages: number;
-  /** True when a hard row limit was hit, so the count is a floor. */
+  /**
+   * True when a limit stopped the fetch (the provider's row limit, our page guard or our hash
+   * bound), so the count is a floor: scored as it is and flagged, never thrown away.
+   */
   readonly capped: boolean;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AdapterContext, getJson, joinUrl } from '../context.ts';
+import { DigestSet } from '../digest-set.ts';
 import type { ReferenceToken } from '../tokens.ts';
 import { fail, ok, type Result } from '../types.ts';
 import type { TradeAdapter, TradeFetch, TradeWindow } from './contract.ts';
@@ -26,13 +27,18 @@ export const mobulaTrades: TradeAdapter = {
   async fetch(token: ReferenceToken, w: TradeWindow, ctx: AdapterContext): Promise<Result<TradeFetch>> {
     const blockchain = BLOCKCHAIN[token.chain];
     if (!blockchain) return fail('parse', `mobula: unsupported chain ${token.chain}`);
-    const hashes = new Set<string>();
+    const hashes = new DigestSet(ctx.maxHashes);
     const cursors = new Set<string>();
     let rows = 0;
     let pages = 0;
+    let capped = false;
     let cursor: string | null = null;
     for (;;) {
-      if (pages >= ctx.maxPages) return fail('parse', `mobula: more than ${ctx.maxPages} pages`);
+      // Our page guard: the trades fetched so far stand, as a floor.
+      if (pages >= ctx.maxPages) {
+        capped = true;
+        break;
+      }
       const q = new URLSearchParams({
         blockchain,
         tokenAddress: token.address,
@@ -54,7 +60,8 @@ export const mobulaTrades: TradeAdapter = {
       if (!r.ok) return r;
       pages++;
       rows += r.value.data.length;
-      for (const t of r.value.data) hashes.add(t.transactionHash);
+      for (const t of r.value.data) if (!hashes.add(t.transactionHash)) capped = true;
+      if (capped) break;
       const next = r.value.pagination.nextCursor;
       if (r.value.data.length === 0 || !r.value.pagination.hasMore || !next) break;
       if (cursors.has(next))
@@ -62,6 +69,6 @@ export const mobulaTrades: TradeAdapter = {
       cursors.add(next);
       cursor = next;
     }
-    return ok({ hashes, rows, pages, capped: false });
+    return ok({ hashes, rows, pages, capped });
   },
 };

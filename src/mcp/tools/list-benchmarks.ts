@@ -25,7 +25,7 @@ const row = z.object({
   category: z.string(),
   metric: z.string(),
   unit: z.string().describe('Unit of value: ms, pct, count or usd.'),
-  status: z.enum(['live', 'draft']),
+  status: z.enum(['live', 'stale', 'draft']),
   value: z
     .number()
     .nullable()

@@ -4,6 +4,7 @@ import { PromQueryError } from '../promql/errors.ts';
 import type { PromResult } from '../promql/result.ts';
 import { DEFAULT_LOOKBACK_MS } from '../promql/store-engine.ts';
 import { type BuiltTool, buildTool, toolError, toolOk } from '../tool-def.ts';
+import { BusyError } from '../work-limit.ts';
 import type { ToolContext } from './context.ts';
 
 const MAX_WINDOW_SEC = 604_800;
@@ -57,7 +58,7 @@ export function queryPromTool(ctx: ToolContext): BuiltTool {
     description: [
       'Runs a read-only PromQL query over the raw samples behind the benchmarks.',
       `Metrics: ${STORED_METRIC_NAMES.join(', ')}.`,
-      'Labels: provider on all; chain and token on token_trade_*; chain_id and name on network_listed; benchmark on provider_unresponsive.',
+      'Labels: provider on all; chain and token on token_trade_*; chain_id (CAIP-2 or unmapped:<slug>), name and raw_id on network_listed; kind, reason, chain_id, name and raw_id on network_listing_excluded; benchmark on provider_unresponsive.',
       'Supported: selectors with = != =~ !~ matchers, range selectors [30m], avg/min/max/sum/count/last/quantile_over_time, sum/avg/min/max/count with by/without, and + - * / with a number.',
       `An instant selector returns each series' newest sample within ${DEFAULT_LOOKBACK_MS / 3_600_000}h (the harness writes every 30 min to 6 h).`,
       'Omit windowSec for an instant query at now; give windowSec (≤ 604800) and optionally steps (2–360, default 60) for a range query.',
@@ -86,6 +87,7 @@ export function queryPromTool(ctx: ToolContext): BuiltTool {
         });
       } catch (e) {
         if (e instanceof PromQueryError) return toolError(`query_${e.kind}`, e.message);
+        if (e instanceof BusyError) return toolError('query_busy', e.message);
         return toolError(
           'query_failed',
           'the query could not be evaluated; the store may be unavailable, retry later',

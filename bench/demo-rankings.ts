@@ -1,0 +1,72 @@
+/**
+ * Prints the demo's published answers (seeded simulator, real harness cycles, a fixed clock) so a
+ * change of methodology can be compared before and after on identical inputs:
+ * the unfiltered and per-chain token-trade rankings, the network-coverage ranking, and the compare
+ * answers of every provider pair. Run: npx tsx bench/demo-rankings.ts [--seed 42] [--json]
+ */
+import { Registry } from 'prom-client';
+import { testConfig } from '../src/config.ts';
+import { startHarnessDemo } from '../src/demo/harness-demo.ts';
+import { loadSpecs } from '../src/publication/load-specs.ts';
+import { createPublication } from '../src/publication/publication.ts';
+import { openDuckDbStore } from '../src/store/duckdb-store.ts';
+
+const i = process.argv.indexOf('--seed');
+const seed = i >= 0 ? Number(process.argv[i + 1]) : 42;
+const NOW = Date.UTC(2026, 10, 20, 12, 7);
+const specs = await loadSpecs(new URL('../benchmarks', import.meta.url).pathname);
+const store = await openDuckDbStore({ path: ':memory:' });
+const demo = await startHarnessDemo({ store, specs, metrics: new Registry(), seed, days: 3, now: NOW });
+await demo.stop();
+const pub = createPublication({ specs, store, config: testConfig(), clock: () => NOW });
+
+type Row = { slug: string; rank: number | null; ms: { p50: number; mean: number }; sampleSize: number };
+const out: Record<string, unknown> = {};
+const show = (title: string, rows: readonly Row[]) => {
+  console.log(title);
+  for (const r of rows) {
+    const extra = r as Row & { noComparison?: boolean; unresponsive?: boolean; unionCapture?: unknown };
+    console.log(
+      `  ${String(r.rank ?? '-').padStart(2)} ${r.slug.padEnd(13)} p50 ${String(r.ms.p50).padStart(8)}  mean ${String(r.ms.mean).padStart(8)}  n ${String(r.sampleSize).padStart(4)}${extra.noComparison ? '  noComparison' : ''}${extra.unresponsive ? '  unresponsive' : ''}${extra.unionCapture ? `  union ${JSON.stringify(extra.unionCapture)}` : ''}`,
+    );
+  }
+};
+for (const [slug, filters] of [
+  ['token-trade-coverage', null],
+  ['token-trade-coverage', { chain: 'stellar' }],
+  ['token-trade-coverage', { chain: 'solana' }],
+  ['network-coverage', null],
+] as const) {
+  const s = (await pub.stat(slug, filters)).value;
+  show(
+    `${slug}${filters ? ` ${JSON.stringify(filters)}` : ''}: value ${s.value} — ${s.headline}`,
+    s.rankings,
+  );
+  out[`${slug}${filters ? `?chain=${filters.chain}` : ''}`] = s.rankings;
+}
+const providers = [...new Set(specs.flatMap((s) => s.providers.map((p) => p.slug)))].sort();
+console.log('compare (every pair sharing a benchmark):');
+for (let a = 0; a < providers.length; a++) {
+  for (let b = a + 1; b < providers.length; b++) {
+    const r = await pub.compare(providers[a] as string, providers[b] as string);
+    if (!r.ok) continue;
+    const c = r.served.value as {
+      totalWins: unknown;
+      notComparable?: number;
+      shared: Array<{
+        slug: string;
+        winner: string;
+        aValue: number | null;
+        bValue: number | null;
+        reason?: string;
+      }>;
+    };
+    const rows = c.shared
+      .map((x) => `${x.slug}: ${x.winner}${x.reason ? ` (${x.reason})` : ''} ${x.aValue}/${x.bValue}`)
+      .join('; ');
+    console.log(`  ${providers[a]} vs ${providers[b]}: ${JSON.stringify(c.totalWins)} ${rows}`);
+  }
+}
+if (process.argv.includes('--json')) console.log(JSON.stringify(out));
+pub.close();
+await store.close();

@@ -1,0 +1,40 @@
+import type { Sample } from './samples.ts';
+
+/** Consecutive cycles of 5xx before a provider is marked unresponsive (spec 2.6, token-trade-coverage). */
+export const UNRESPONSIVE_AFTER = 3;
+
+/**
+ * A provider's cycle is "a cycle of 5xx" when at least half of its probes in that cycle (one probe
+ * per cell it was measured on) ended in a 5xx. Without a share, 5xx on 7 of 8 cells would never
+ * count, and one stray 5xx on 1 of 8 cells would count the same as a full outage.
+ */
+export function isFiveXxCycle(fiveXxProbes: number, probes: number): boolean {
+  return probes > 0 && fiveXxProbes * 2 >= probes;
+}
+
+/**
+ * The unresponsive marker, derived from stored samples only: one `provider_cycle_5xx` sample per
+ * provider and cycle (1 = a cycle of 5xx). A provider is unresponsive when its last three cycles
+ * were all cycles of 5xx; its next cycle that is not clears the mark. Deriving it from samples keeps
+ * it in step with the measurements after a crash and works the same on every SampleStore.
+ */
+export function unresponsiveProviders(cycle5xx: readonly Sample[]): Set<string> {
+  const byProvider = new Map<string, Sample[]>();
+  for (const s of cycle5xx) {
+    const p = s.labels.provider;
+    if (p === undefined) continue;
+    let arr = byProvider.get(p);
+    if (!arr) {
+      arr = [];
+      byProvider.set(p, arr);
+    }
+    arr.push(s);
+  }
+  const out = new Set<string>();
+  for (const [p, arr] of byProvider) {
+    if (arr.length < UNRESPONSIVE_AFTER) continue;
+    arr.sort((a, b) => a.t - b.t);
+    if (arr.slice(-UNRESPONSIVE_AFTER).every((s) => s.v >= 1)) out.add(p);
+  }
+  return out;
+}

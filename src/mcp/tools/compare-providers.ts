@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { type Compare, compareSchema } from '../../core/api-schemas.ts';
+import { compareVerdict } from '../../core/compare.ts';
+import { formatValue } from '../../core/format.ts';
+import { type BuiltTool, buildTool, toolError, toolOk } from '../tool-def.ts';
+import type { ToolContext } from './context.ts';
+import { publicationFailure } from './errors.ts';
+
+const slug = z.string().min(1).max(80).describe('Provider slug as in the rankings, e.g. "mobula".');
+
+/** One line per shared benchmark, in words: who is ahead, a tie, or why the two are not comparable. */
+export function compareSummary(c: Compare): string {
+  const lines = [
+    `${c.a.name} vs ${c.b.name}: ${c.a.name} ${c.totalWins.a}, ${c.b.name} ${c.totalWins.b}, ties ${c.totalWins.tie}` +
+      (c.notComparable ? ` (${c.notComparable} not comparable, counted as ties)` : '') +
+      `. Page: ${c.comparePageUrl}`,
+  ];
+  for (const r of c.shared) {
+    const v = (x: number | null) => (x === null ? 'no value' : formatValue(x, r.unit));
+    lines.push(
+      `- ${r.title}: ${compareVerdict(r, c.a.name, c.b.name)} (${c.a.name} ${v(r.aValue)}, ${c.b.name} ${v(r.bValue)}).`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function compareProvidersTool(ctx: ToolContext): BuiltTool {
+  const { publication } = ctx;
+  return buildTool({
+    name: 'compare_providers',
+    title: 'Compare two providers head to head',
+    description: [
+      "Returns exactly what GET /api/compare/{a}/{b} serves: every benchmark where both providers appear, each side's p50 in the benchmark unit, the winner by the metric's direction, and totals.",
+      'A row that the data cannot support (a side without data in the same window, an unresponsive side, or two providers that count different kinds of things) is marked comparable=false with a reason and counts as a tie: say "not comparable", never quote a percentage for it.',
+    ].join(' '),
+    input: z.object({ a: slug, b: slug }),
+    output: compareSchema,
+    async run({ a, b }) {
+      try {
+        const r = await publication.compare(a, b);
+        if (!r.ok) return toolError(r.error, r.message);
+        const json = JSON.parse(new TextDecoder().decode(r.served.body)) as Record<string, unknown>;
+        const res = toolOk(json);
+        res.content.push({ type: 'text', text: compareSummary(r.served.value) });
+        return res;
+      } catch (e) {
+        return publicationFailure(
+          e,
+          publication.specs.map((s) => s.slug),
+        );
+      }
+    },
+  });
+}

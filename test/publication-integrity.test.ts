@@ -413,3 +413,27 @@ describe('rule 10: trending never lists a 0% mover', () => {
     await f.close();
   });
 });
+
+describe('the methodology page states the rules', () => {
+  it('GET /methodology lists aggregation, compare, staleness, snapshots and citations, and each spec', async () => {
+    const srv = await startServer();
+    try {
+      const res = await srv.get('/methodology');
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      for (const phrase of [
+        'at least two providers were measured',
+        'not comparable',
+        'twice its cadence',
+        '10 minutes after it closes',
+        '?date=',
+        'Retrieved &lt;today&gt;',
+        'Fair aggregation',
+      ]) {
+        expect(html, phrase).toContain(phrase);
+      }
+    } finally {
+      await srv.close();
+    }
+  });
+});

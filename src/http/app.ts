@@ -90,6 +90,7 @@ const GET_PATHS = [
   '/',
   '/benchmarks/:slug',
   '/compare/:pair',
+  '/methodology',
 ];
 
 export function buildApp(deps: HttpDeps): Hono {

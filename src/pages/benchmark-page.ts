@@ -101,6 +101,7 @@ ${notes(stat)}
 <a href="/api/cite/${esc(stat.slug)}/apa${dated}">APA</a> · <a href="/api/cite/${esc(stat.slug)}/txt${dated}">Text</a> ·
 <a href="${esc(stat.api)}">JSON</a> · <a href="${esc(stat.ogImage)}">Image</a></p>
 <h2>Methodology</h2>
+<p class="muted">Site-wide rules (aggregation, compare, snapshots, citations): <a href="/methodology">methodology</a>.</p>
 <ol>
 ${stat.methodology.map((m) => `<li>${esc(m)}</li>`).join('\n')}
 </ol>

@@ -61,7 +61,7 @@ ${meta.jsonLd ? `<script type="application/ld+json">${jsonLd(meta.jsonLd)}</scri
 <style>${STYLE}</style>
 </head>
 <body>
-<header class="site"><a href="/">${esc(meta.siteName)}</a><nav><a href="/api/citable">JSON</a><a href="/api/llm-context">For LLMs</a><a href="/mcp">MCP</a></nav></header>
+<header class="site"><a href="/">${esc(meta.siteName)}</a><nav><a href="/methodology">Methodology</a><a href="/api/citable">JSON</a><a href="/api/llm-context">For LLMs</a><a href="/mcp">MCP</a></nav></header>
 <main>
 ${body}
 <footer>Data CC-BY-4.0: cite the page URL. Code MIT. <a href="/api/openapi.json">OpenAPI</a></footer>

@@ -3,11 +3,12 @@ import type { Stat } from '../core/api-schemas.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import { CACHE, sendBytes } from '../http/respond.ts';
-import type { Publication } from '../publication/publication.ts';
+import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
 import { UnavailableError } from '../publication/types.ts';
 import { benchmarkPage } from './benchmark-page.ts';
 import { esc, layout } from './html.ts';
 import { comparePage, homePage } from './index-pages.ts';
+import { methodologyPage } from './methodology-page.ts';
 
 const HTML = 'text/html; charset=utf-8';
 const encoder = new TextEncoder();
@@ -107,6 +108,13 @@ export function registerPageRoutes(app: Hono, pub: Publication): void {
       const page = cache.get(`bench:${stat.etag}`, () => benchmarkPage(stat.value, site));
       return sendBytes(c, { ...page, contentType: HTML, cacheControl: CACHE.live });
     }),
+  );
+
+  const methodology = cache.get('methodology', () =>
+    methodologyPage(pub.specs, { name: site, url: pub.site.baseUrl }, FREEZE_GRACE_MS / 60_000),
+  );
+  app.get('/methodology', (c) =>
+    sendBytes(c, { ...methodology, contentType: HTML, cacheControl: CACHE.doc }),
   );
 
   app.get('/compare/:pair', (c) =>

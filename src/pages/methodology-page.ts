@@ -1,0 +1,70 @@
+import type { BenchmarkSpec } from '../core/spec-schema.ts';
+import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
+import { esc, layout } from './html.ts';
+
+/**
+ * /methodology: the site-wide rules (statistics, leaders, ties, statuses, aggregation across cells,
+ * compare, snapshots, citations), built from the same constants the code uses, then each
+ * benchmark's own methodology as its spec states it.
+ */
+export function methodologyPage(
+  specs: readonly BenchmarkSpec[],
+  site: { name: string; url: string },
+  freezeGraceMinutes: number,
+): string {
+  const rules: [string, string][] = [
+    [
+      'Statistics',
+      'p50, p90 and p99 interpolate linearly between closest ranks over the samples in the 24-hour window (the definition of Prometheus quantile_over_time and DuckDB quantile_cont); values are in the benchmark unit even where the field is called ms.',
+    ],
+    [
+      'Leader and ties',
+      'The leader is rankings[0] on every surface and the value is its p50. Ties are broken by higher success rate, then larger sample size, then provider slug.',
+    ],
+    [
+      'Draft and stale',
+      'A benchmark never measured is a draft (no value, nothing to cite). One whose newest sample is older than twice its cadence is stale: its last values stay visible, marked stale, and /api/freshness keeps its timestamp.',
+    ],
+    [
+      'Unresponsive providers',
+      `A cycle of 5xx is one in which at least half of a provider's probes got a 5xx; ${UNRESPONSIVE_AFTER} consecutive cycles of 5xx mark it unresponsive (a row without a rank) until its next cycle that is not. The marker is derived from the stored per-cycle samples.`,
+    ],
+    [
+      'Aggregation across cells',
+      'A (chain, token) cell enters any aggregate over several cells only for cycles in which at least two providers were measured on it. A provider alone on its cells is shown with "no comparison" and never ranked: its 100% is true by construction.',
+    ],
+    [
+      'Compare',
+      'A compare row has a winner only when both providers have a value from the same window, neither is unresponsive and both count the same kind of thing (on network-coverage, providers of different kinds are not comparable). Token-trade compares use only the (cell, cycle) pairs both providers were measured on. Otherwise the row says "not comparable" with its reason and counts as a tie. The direction comes from the metric alone (higher or lower is better).',
+    ],
+    [
+      'Day snapshots',
+      `A UTC day is frozen once, ${freezeGraceMinutes} minutes after it closes (and at start-up for any closed day not frozen yet), from the samples whose timestamps fall in that day and the specs as they were then, stored beside it. Its index and each benchmark's Stat are serialized canonically and never change: later samples for that day are counted, not applied. Every link inside a snapshot carries ?date=, so a citation made from it resolves to the same numbers years later.`,
+    ],
+    [
+      'Citations',
+      'A live citation says "Retrieved <today>" and is never cached past 00:00 UTC; /api/cite/{slug}/{format}?date=YYYY-MM-DD gives the citation frozen with that day. Data is CC-BY-4.0.',
+    ],
+  ];
+  const benches = specs
+    .map(
+      (s) => `<h2 id="${esc(s.slug)}"><a href="/benchmarks/${esc(s.slug)}">${esc(s.title)}</a></h2>
+<ol>
+${s.methodology.map((m) => `<li>${esc(m)}</li>`).join('\n')}
+</ol>`,
+    )
+    .join('\n');
+  return layout(
+    {
+      title: 'Methodology',
+      description: `How ${site.name} measures, aggregates, compares, freezes and cites every benchmark.`,
+      url: `${site.url}/methodology`,
+      siteName: site.name,
+    },
+    `<h1>Methodology</h1>
+<dl>
+${rules.map(([t, d]) => `<dt><strong>${esc(t)}</strong></dt><dd>${esc(d)}</dd>`).join('\n')}
+</dl>
+${benches}`,
+  );
+}

@@ -18,9 +18,11 @@ step() {
 }
 
 # Debian packages the tests use: promtool (package prometheus) checks the /metrics exposition;
+# prometheus and victoria-metrics are the real engines behind the Prometheus store tests;
 # chromium drives the page tests through playwright-core.
 missing=()
-command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+{ command -v promtool >/dev/null 2>&1 && [ -x /usr/bin/prometheus ]; } || missing+=(prometheus)
+[ -x /usr/bin/victoria-metrics ] || missing+=(victoria-metrics)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,0 +1,141 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A real Prometheus-compatible engine on a loopback port, with its own temporary data folder. */
+export interface Engine {
+  readonly kind: EngineKind;
+  /** Query side, e.g. http://127.0.0.1:PORT. */
+  readonly url: string;
+  readonly writeUrl: string;
+  readonly dataDir: string;
+  /** Stops the process; the data folder is kept so `start` can reopen it. */
+  stop(): Promise<void>;
+  /** Starts again on the same port and data folder (after `stop`). */
+  start(): Promise<void>;
+  /** Stops and removes the data folder. */
+  destroy(): Promise<void>;
+}
+
+export type EngineKind = 'prometheus' | 'victoria-metrics';
+
+const BINARIES: Record<EngineKind, { path: string; apt: string }> = {
+  prometheus: { path: '/usr/bin/prometheus', apt: 'prometheus' },
+  'victoria-metrics': { path: '/usr/bin/victoria-metrics', apt: 'victoria-metrics' },
+};
+
+/** Throws (never skips) when the engine's binary is missing, naming the Debian package. */
+export function requireBinary(kind: EngineKind): string {
+  const b = BINARIES[kind];
+  if (!existsSync(b.path)) {
+    throw new Error(
+      `${b.path} not found: install it with \`apt-get install -y ${b.apt}\` (scripts/test.sh does)`,
+    );
+  }
+  return b.path;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// Backfill writes days-old samples: Prometheus accepts them only inside the out-of-order window,
+// and keeps them only inside the retention (15 d by default), so both are set wide.
+const PROMETHEUS_CONFIG = `global: {}
+storage:
+  tsdb:
+    out_of_order_time_window: 3650d
+`;
+
+function args(kind: EngineKind, dataDir: string, port: number): string[] {
+  if (kind === 'prometheus') {
+    return [
+      `--config.file=${join(dataDir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dataDir, 'tsdb')}`,
+      '--storage.tsdb.retention.time=100y',
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--web.enable-remote-write-receiver',
+      '--log.level=warn',
+    ];
+  }
+  return [
+    `-storageDataPath=${join(dataDir, 'vm')}`,
+    `-httpListenAddr=127.0.0.1:${port}`,
+    '-retentionPeriod=100y',
+    // Default 30 s: queries near "now" would not see samples written in the last 30 s.
+    '-search.latencyOffset=0s',
+    '-loggerLevel=ERROR',
+  ];
+}
+
+async function waitReady(url: string, proc: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`engine exited with ${proc.exitCode}: ${log()}`);
+    try {
+      const r = await fetch(`${url}/api/v1/query?query=1`, { signal: AbortSignal.timeout(1000) });
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`engine at ${url} not ready after 20 s: ${log()}`);
+}
+
+export async function startEngine(kind: EngineKind): Promise<Engine> {
+  const bin = requireBinary(kind);
+  const dataDir = await mkdtemp(join(tmpdir(), `citebench-${kind}-`));
+  if (kind === 'prometheus') await writeFile(join(dataDir, 'prometheus.yml'), PROMETHEUS_CONFIG);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let proc: ChildProcess | null = null;
+  let output = '';
+
+  const start = async (): Promise<void> => {
+    output = '';
+    const p = spawn(bin, args(kind, dataDir, port), { stdio: ['ignore', 'pipe', 'pipe'] });
+    proc = p;
+    const keep = (b: Buffer) => {
+      output = (output + b.toString()).slice(-4000);
+    };
+    p.stdout?.on('data', keep);
+    p.stderr?.on('data', keep);
+    await waitReady(url, p, () => output);
+  };
+  const stop = async (): Promise<void> => {
+    const p = proc;
+    proc = null;
+    if (!p || p.exitCode !== null) return;
+    const exited = new Promise<void>((r) => p.once('exit', () => r()));
+    p.kill('SIGTERM');
+    const timer = setTimeout(() => p.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  await start();
+  return {
+    kind,
+    url,
+    writeUrl: `${url}/api/v1/write`,
+    dataDir,
+    start,
+    stop,
+    async destroy() {
+      await stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,11 +1,15 @@
+import type { IncomingMessage, Server } from 'node:http';
 import { join } from 'node:path';
-import { type ServerType, serve } from '@hono/node-server';
+import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { BenchmarkSpec } from './core/spec-schema.ts';
 import { buildApp } from './http/app.ts';
+import { CACHE } from './http/respond.ts';
+import { loadShedder } from './load-shed.ts';
 import type { Logger } from './log.ts';
+import { MCP_PATH } from './mcp/routes.ts';
 import { loadSpecs } from './publication/load-specs.ts';
 import { createPublication, type Publication } from './publication/publication.ts';
 import { type DuckDbStore, openDuckDbStore } from './store/duckdb-store.ts';
@@ -20,8 +24,74 @@ export interface Service {
   readonly app: Hono;
   /** Resolves once the socket is listening; the port actually bound. */
   listen(): Promise<number>;
-  /** Stops accepting, finishes in-flight requests, closes the store. */
+  /**
+   * Stops accepting connections and waits up to `graceMs` for requests in flight; connections
+   * still busy then are closed. Resolves with the number of requests cut short.
+   */
+  drain(graceMs?: number): Promise<number>;
+  /** Drains (default grace), runs close hooks, checkpoints and closes the store. */
   close(): Promise<void>;
+}
+
+/**
+ * Request limits for every route. Only the MCP endpoint reads a body (capped at 64 KiB in
+ * src/mcp/body.ts); every other route is GET-only, so anything past a small declared body is
+ * refused before routing, and a chunked body (size unknown) is refused outright there.
+ */
+export const LIMITS = {
+  /** Node's default, made explicit: larger header blocks get 431 from the HTTP parser. */
+  maxHeaderBytes: 16 * 1024,
+  maxHeadersCount: 100,
+  /** Declared body size refused on non-MCP routes. */
+  maxBodyBytes: 16 * 1024,
+  /** A slow client must send its headers within this (slowloris). */
+  headersTimeoutMs: 10_000,
+  /** …and its whole request within this. */
+  requestTimeoutMs: 30_000,
+  /** Default bound on in-flight requests at shutdown. */
+  drainGraceMs: 5_000,
+} as const;
+
+function tooLarge(req: IncomingMessage): boolean {
+  const te = req.headers['transfer-encoding'];
+  const cl = req.headers['content-length'];
+  if (te === undefined && cl === undefined) return false;
+  if ((req.url ?? '').split('?')[0] === MCP_PATH) return false;
+  if (te !== undefined) return true;
+  return !/^\d+$/.test(cl ?? '') || Number(cl) > LIMITS.maxBodyBytes;
+}
+
+/**
+ * /metrics renders every series prom-client holds (several ms each time): 50 clients on it alone
+ * took /api/stat from 30k to 0.5 req/s on 2 cores. A scraper retries on the next interval anyway.
+ */
+function busy(): Response {
+  const body = JSON.stringify({ error: 'busy', message: 'The server is busy; retry in a second.' });
+  return new Response(body, {
+    status: 503,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': CACHE.none,
+      'retry-after': '1',
+    },
+  });
+}
+
+function payloadTooLarge(): Response {
+  const body = JSON.stringify({
+    error: 'payload_too_large',
+    message: `Request bodies are not accepted here beyond ${LIMITS.maxBodyBytes} bytes (chunked bodies not at all).`,
+  });
+  return new Response(body, {
+    status: 413,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'access-control-allow-origin': '*',
+      'cache-control': CACHE.none,
+      // Do not drain an upload we refuse.
+      connection: 'close',
+    },
+  });
 }
 
 export interface ServiceOptions {
@@ -35,7 +105,7 @@ export interface ServiceOptions {
   readonly onClose?: () => Promise<void>;
 }
 
-export type ServiceCore = Omit<Service, 'app' | 'listen' | 'close'> & {
+export type ServiceCore = Omit<Service, 'app' | 'listen' | 'drain' | 'close'> & {
   /** Registers cleanup that runs on close, before the store closes. */
   onClose(fn: () => Promise<void> | void): void;
 };
@@ -67,26 +137,67 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     extraRoutes: (opts.routes ?? []).map((r) => (a: Hono) => r(a, core)),
   });
   let server: ServerType | undefined;
+  let inFlight = 0;
+  let draining: Promise<number> | undefined;
+  const fetch = (req: Request, env: HttpBindings | Http2Bindings) => {
+    const incoming = env.incoming as IncomingMessage;
+    if (tooLarge(incoming)) return payloadTooLarge();
+    if (incoming.url === '/metrics' && loadShedder.overloaded()) return busy();
+    return app.fetch(req, env);
+  };
+
+  const drain = (graceMs: number = LIMITS.drainGraceMs): Promise<number> => {
+    draining ??= new Promise<number>((resolve) => {
+      const s = server as Server | undefined;
+      if (!s) return resolve(0);
+      let cut = 0;
+      // Keep-alive sockets that go idle after close() would hold it open until their timeout.
+      const idle = setInterval(() => s.closeIdleConnections(), 50);
+      const bound = setTimeout(() => {
+        cut = inFlight;
+        s.closeAllConnections();
+      }, graceMs);
+      s.close(() => {
+        clearInterval(idle);
+        clearTimeout(bound);
+        resolve(cut);
+      });
+      s.closeIdleConnections();
+    });
+    return draining;
+  };
+
   return {
     ...shared,
     app,
     listen: () =>
       new Promise((resolve, reject) => {
-        server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) =>
-          resolve(info.port),
+        const s = serve(
+          {
+            fetch,
+            port: config.port,
+            hostname: config.host,
+            serverOptions: {
+              maxHeaderSize: LIMITS.maxHeaderBytes,
+              headersTimeout: LIMITS.headersTimeoutMs,
+              requestTimeout: LIMITS.requestTimeoutMs,
+            },
+          },
+          (info) => resolve(info.port),
         );
-        server.once('error', reject);
+        server = s;
+        const http = s as Server;
+        http.maxHeadersCount = LIMITS.maxHeadersCount;
+        http.on('request', (_req, res) => {
+          inFlight++;
+          res.once('close', () => inFlight--);
+        });
+        s.once('error', reject);
       }),
+    drain,
     close: async () => {
       publication.close();
-      if (server) {
-        const s = server;
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          // Idle keep-alive sockets would hold close() open.
-          if ('closeIdleConnections' in s) s.closeIdleConnections();
-        });
-      }
+      await drain();
       for (const fn of closeHooks) await fn();
       await opts.onClose?.();
       await store.close();

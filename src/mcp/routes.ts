@@ -9,6 +9,7 @@ import { createStoreQueryEngine } from './promql/store-engine.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './sdk-constants.ts';
 import { createMcpCore } from './server.ts';
+import { limitedEngine, PROMQL_LIMIT, WorkLimit } from './work-limit.ts';
 
 export const MCP_PATH = '/api/mcp/mcp';
 
@@ -46,7 +47,10 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
   // MCP_FAST_PATH=false sends every request through the SDK transport (to measure or compare it).
   const fastPath = deps.config.mcpFastPath;
   const { config, publication, store, clock } = deps;
-  const engine = createStoreQueryEngine(store);
+  const engine = limitedEngine(
+    createStoreQueryEngine(store),
+    new WorkLimit(PROMQL_LIMIT.running, PROMQL_LIMIT.queued),
+  );
   const core = createMcpCore({ publication, engine, clock }, config.siteName);
   const policy = createOriginPolicy(config);
   const limiter = new RateLimiter(config.mcpRateLimitPerMin);

@@ -3,6 +3,14 @@ import type { OgModel } from './og-model.ts';
 import type { OgRenderResult } from './og-render.ts';
 import type { OgReply, OgRequest } from './og-worker.ts';
 
+/** Refused at once when the render queue is full (the route answers 503 with Retry-After). */
+export class RenderBusyError extends Error {
+  constructor(queued: number) {
+    super(`${queued} OG renders are already queued`);
+    this.name = 'RenderBusyError';
+  }
+}
+
 interface Pending {
   resolve(r: OgRenderResult): void;
   reject(e: Error): void;
@@ -39,10 +47,19 @@ export class OgWorkerClient {
   /** Times a worker was started (1 + restarts); for tests and metrics. */
   starts = 0;
 
-  constructor(private readonly timeoutMs = 30_000) {}
+  /**
+   * @param maxQueued renders waiting or running at once. ImageService already renders once per
+   * (benchmark, data version), so the queue stays at the number of benchmarks in normal use; the
+   * bound is for whatever else calls render() (a ~40 ms render × 8 is ~0.3 s of backlog).
+   */
+  constructor(
+    private readonly timeoutMs = 30_000,
+    private readonly maxQueued = 8,
+  ) {}
 
   render(model: OgModel): Promise<OgRenderResult> {
     if (this.closed) return Promise.reject(new Error('renderer closed'));
+    if (this.pending.size >= this.maxQueued) return Promise.reject(new RenderBusyError(this.pending.size));
     const worker = this.ensureWorker();
     const id = this.nextId++;
     return new Promise<OgRenderResult>((resolve, reject) => {

@@ -4,6 +4,7 @@ import { SLUG_RE } from '../core/spec-schema.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { readQuery } from '../http/query.ts';
 import { publicationErrorResponse, sendBytes, sendError } from '../http/respond.ts';
+import { loadShedder } from '../load-shed.ts';
 import { UnknownBenchmarkError } from '../publication/types.ts';
 import { ImageService, type StoredImage } from './image-service.ts';
 import { OgWorkerClient, RenderBusyError } from './og-worker-client.ts';
@@ -20,6 +21,12 @@ export function createImageService(deps: AppDeps): ImageService {
   });
 }
 
+function renderBusy(c: Context): Response {
+  return sendError(c, 503, 'render_busy', 'Too many images are being rendered; retry in a second.', {
+    'retry-after': '1',
+  });
+}
+
 async function serve(c: Context, deps: AppDeps, load: () => Promise<StoredImage>): Promise<Response> {
   try {
     return sendBytes(c, await load());
@@ -30,11 +37,7 @@ async function serve(c: Context, deps: AppDeps, load: () => Promise<StoredImage>
       deps.publication.specs.map((s) => s.slug),
     );
     if (mapped) return mapped;
-    if (err instanceof RenderBusyError) {
-      return sendError(c, 503, 'render_busy', 'Too many images are being rendered; retry in a second.', {
-        'retry-after': '1',
-      });
-    }
+    if (err instanceof RenderBusyError) return renderBusy(c);
     // Anything else reaches app.onError (logged, 500 JSON).
     throw err;
   }
@@ -88,6 +91,8 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     if (q.values.date !== undefined) return dated(c, slug, q.values.date, params);
     const hit = images.peekSvg(slug, params);
     if (hit) return sendBytes(c, hit);
+    // w and h are the client's, so every request can be a miss: render only while the loop has room.
+    if (loadShedder.overloaded()) return renderBusy(c);
     return serve(c, deps, () => images.getSvg(slug, params));
   });
 }

@@ -17,10 +17,22 @@ export type Fault =
   /** Empty listings / empty trade pages. */
   | { readonly kind: 'empty' }
   /** Pagination that points back at a page already served. */
-  | { readonly kind: 'cursor-loop' };
+  | { readonly kind: 'cursor-loop' }
+  /**
+   * TCP reset (RST, as a crashed load balancer sends): before any byte by default, or after the
+   * status line and `afterBytes` bytes of the real body, with a Content-Length that promised more.
+   */
+  | { readonly kind: 'reset'; readonly afterBytes?: number }
+  /**
+   * 200 with the real body dripped `bytesPerTick` (default 16) every `intervalMs` (default 250):
+   * each chunk arrives well inside any idle timeout, so only a total-time bound ends it.
+   */
+  | { readonly kind: 'slow-drip'; readonly bytesPerTick?: number; readonly intervalMs?: number };
 
 /** A fault, optionally only for the next `times` requests to the provider. */
 export type FaultSetting = Fault & { readonly times?: number };
+
+export type FaultKind = Fault['kind'];
 
 export const FAULT_KINDS = [
   'status',
@@ -32,4 +44,23 @@ export const FAULT_KINDS = [
   'oversized',
   'empty',
   'cursor-loop',
-] as const;
+  'reset',
+  'slow-drip',
+] as const satisfies readonly FaultKind[];
+
+/**
+ * Random faults at a rate: each request to a provider in `providers` (default all) draws, from a
+ * PRNG seeded by `seed`, whether it fails (probability `rate`) and then one of `faults` uniformly.
+ * A fault set with setFault() for a provider takes precedence over the mix.
+ */
+export interface FaultMix {
+  readonly rate: number;
+  readonly faults: readonly Fault[];
+  readonly seed?: number;
+  readonly providers?: readonly string[];
+}
+
+/** Stable label of a fault for counting: the kind, with the status for status faults. */
+export function faultLabel(f: Fault): string {
+  return f.kind === 'status' ? `status-${f.status}` : f.kind;
+}

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Fault, FaultSetting } from './faults.ts';
+import { type Fault, type FaultMix, type FaultSetting, faultLabel } from './faults.ts';
 import { handle, type SimData } from './handlers.ts';
 import { checkAuth, errorBody, SIM_API_KEYS } from './keys.ts';
 import { buildListings } from './networks.ts';
-import { hashString, unit } from './prng.ts';
+import { hashString, rng, unit } from './prng.ts';
 import { DEFAULT_CAPTURE, type TradeModel } from './trades.ts';
 
 export const SIM_PROVIDERS = [
@@ -25,6 +25,8 @@ export interface SimulatorOptions {
   /** Latency added to every request (simulated network + provider time). */
   readonly latencyMs?: number;
   readonly faults?: Readonly<Record<string, FaultSetting>>;
+  /** Random faults at a rate, on top of (and below) the per-provider ones. */
+  readonly faultMix?: FaultMix;
   /** Mean distinct transactions per hour per token; a number applies to every token. */
   readonly tradesPerHour?: number | ((chain: string, address: string) => number);
   readonly capture?: Readonly<Record<string, readonly [number, number]>>;
@@ -35,6 +37,8 @@ export interface SimulatorStats {
   readonly byProvider: Readonly<Record<string, number>>;
   /** Total latency the simulator added, summed over requests (ms). */
   readonly latencyMs: number;
+  /** Faults injected, by provider then fault label (`status-503`, `reset`, …). */
+  readonly faults: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 export interface Simulator {
@@ -45,6 +49,8 @@ export interface Simulator {
   /** Networks counted per provider under the counting rule: the ground truth for tests. */
   readonly expectedNetworks: Readonly<Record<string, number>>;
   setFault(provider: string, fault: FaultSetting | null): void;
+  /** Replaces the random fault mix (null stops it). */
+  setFaultMix(mix: FaultMix | null): void;
   stats(): SimulatorStats;
   close(): Promise<void>;
 }
@@ -84,6 +90,9 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   const data: SimData = { listings, model };
   const faults = new Map<string, { fault: Fault; remaining: number }>();
   for (const [p, f] of Object.entries(opts.faults ?? {})) setFault(p, f);
+  let mix: { spec: FaultMix; draw: () => number } | null = null;
+  setFaultMix(opts.faultMix ?? null);
+  const injected: Record<string, Record<string, number>> = {};
   const sockets = new Set<Socket>();
   const byProvider: Record<string, number> = {};
   let requests = 0;
@@ -96,11 +105,34 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     else faults.set(provider, { fault, remaining: fault.times ?? Number.POSITIVE_INFINITY });
   }
 
+  function setFaultMix(m: FaultMix | null): void {
+    if (m && (!(m.rate >= 0 && m.rate <= 1) || m.faults.length === 0)) {
+      throw new RangeError('fault mix needs a rate in [0, 1] and at least one fault');
+    }
+    mix = m ? { spec: m, draw: rng(m.seed ?? opts.seed) } : null;
+  }
+
+  function count(provider: string, f: Fault | null): Fault | null {
+    if (f) {
+      const byLabel = injected[provider] ?? {};
+      injected[provider] = byLabel;
+      const label = faultLabel(f);
+      byLabel[label] = (byLabel[label] ?? 0) + 1;
+    }
+    return f;
+  }
+
   function takeFault(provider: string): Fault | null {
     const f = faults.get(provider);
-    if (!f) return null;
-    if (--f.remaining <= 0) faults.delete(provider);
-    return f.fault;
+    if (f) {
+      if (--f.remaining <= 0) faults.delete(provider);
+      return count(provider, f.fault);
+    }
+    if (!mix || (mix.spec.providers && !mix.spec.providers.includes(provider))) return null;
+    // Two draws per request whatever the outcome, so one seed gives one fault sequence.
+    const hit = mix.draw() < mix.spec.rate;
+    const pick = mix.spec.faults[Math.floor(mix.draw() * mix.spec.faults.length)] ?? null;
+    return hit ? count(provider, pick) : null;
   }
 
   function send(
@@ -136,6 +168,27 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     if (!res.destroyed) res.end('"end"]}');
   }
 
+  /** Status line, headers and the first `afterBytes` bytes, then a TCP reset. */
+  function resetMidBody(res: ServerResponse, text: string, afterBytes: number): void {
+    const buf = Buffer.from(text);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(buf.length) });
+    res.write(buf.subarray(0, Math.max(1, Math.min(afterBytes, buf.length - 1))), () =>
+      res.socket?.resetAndDestroy(),
+    );
+  }
+
+  /** The real body, a few bytes at a time: alive but never done within a client's total timeout. */
+  async function drip(res: ServerResponse, text: string, perTick: number, intervalMs: number): Promise<void> {
+    const buf = Buffer.from(text);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(buf.length) });
+    for (let i = 0; i < buf.length; i += perTick) {
+      if (res.destroyed || closed) return;
+      res.write(buf.subarray(i, i + perTick));
+      await sleep(intervalMs);
+    }
+    if (!res.destroyed) res.end();
+  }
+
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const u = new URL(req.url ?? '/', 'http://sim');
     const m = /^\/([a-z0-9-]+)(\/.*)?$/.exec(u.pathname);
@@ -154,6 +207,10 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
       await sleep(delay);
     }
     if (fault?.kind === 'hang') return; // the socket stays open until the client aborts or close()
+    if (fault?.kind === 'reset' && fault.afterBytes === undefined) {
+      req.socket.resetAndDestroy();
+      return;
+    }
     if (fault?.kind === 'status') {
       const headers: Record<string, string> =
         fault.status === 429 ? { 'retry-after': String(fault.retryAfterSec ?? 1) } : {};
@@ -191,6 +248,10 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     if (out.status === 200 && fault?.kind === 'wrong-shape')
       text = JSON.stringify({ result: 'moved', items: 'none' });
     if (out.status === 200 && fault?.kind === 'truncated') text = text.slice(0, Math.floor(text.length / 2));
+    if (out.status === 200 && fault?.kind === 'reset') return resetMidBody(res, text, fault.afterBytes ?? 0);
+    if (out.status === 200 && fault?.kind === 'slow-drip') {
+      return drip(res, text, fault.bytesPerTick ?? 16, fault.intervalMs ?? 250);
+    }
     send(res, out.status, text, { ...out.headers });
   }
 
@@ -221,7 +282,13 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     keys: SIM_API_KEYS,
     expectedNetworks: listings.expected,
     setFault,
-    stats: () => ({ requests, byProvider: { ...byProvider }, latencyMs: latencyTotal }),
+    setFaultMix,
+    stats: () => ({
+      requests,
+      byProvider: { ...byProvider },
+      latencyMs: latencyTotal,
+      faults: Object.fromEntries(Object.entries(injected).map(([p, c]) => [p, { ...c }])),
+    }),
     async close() {
       closed = true;
       for (const s of sockets) s.destroy();

@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { type Labels, labelsKey, type Matcher, matchesAll, type Sample } from '../core/samples.ts';
 import { MIGRATIONS } from './migrations.ts';
+import { classifyOpenError, prepareDataDir, StoreOpenError } from './open-errors.ts';
 import type { AppendListener, LatestQuery, SelectQuery, SeriesInfo, Store } from './sample-store.ts';
 
 export interface DuckDbStoreOptions {
@@ -40,30 +40,49 @@ export class DuckDbStore implements Store {
   private nextSeriesId = 1;
   private readonly listeners = new Set<AppendListener>();
   private closed = false;
+  /** Set when close() starts: later statements are refused so close() waits for a finite queue. */
+  private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly conn: DuckDBConnection,
   ) {}
 
+  /**
+   * Opens (creating or migrating) the database. Failures an operator can fix (a read-only, full or
+   * missing DATA_DIR, a lock held by another process, a newer schema) reject with a StoreOpenError
+   * whose message is one line; the database is left as it was found.
+   */
   static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {
-    if (opts.path !== ':memory:') await mkdir(dirname(opts.path), { recursive: true });
-    const instance = await DuckDBInstance.create(opts.path, {
-      memory_limit: opts.memoryLimit ?? '256MB',
-      threads: String(opts.threads ?? 2),
-    });
-    const conn = await instance.connect();
-    const store = new DuckDbStore(instance, conn);
-    await store.migrate();
-    // Appends land here first so INSERT OR IGNORE gives idempotency on (series, t).
-    await conn.run('CREATE TABLE IF NOT EXISTS staging (series_id INTEGER, t BIGINT, v DOUBLE)');
-    await conn.run('DELETE FROM staging');
-    await store.loadSeries();
-    return store;
+    const file = opts.path !== ':memory:';
+    let instance: DuckDBInstance | undefined;
+    try {
+      if (file) await prepareDataDir(dirname(opts.path));
+      instance = await DuckDBInstance.create(opts.path, {
+        memory_limit: opts.memoryLimit ?? '256MB',
+        threads: String(opts.threads ?? 2),
+      });
+      const conn = await instance.connect();
+      const store = new DuckDbStore(instance, conn);
+      try {
+        await store.migrate();
+        // Appends land here first so INSERT OR IGNORE gives idempotency on (series, t).
+        await conn.run('CREATE TABLE IF NOT EXISTS staging (series_id INTEGER, t BIGINT, v DOUBLE)');
+        await conn.run('DELETE FROM staging');
+        await store.loadSeries();
+      } catch (e) {
+        conn.closeSync();
+        throw e;
+      }
+      return store;
+    } catch (e) {
+      instance?.closeSync();
+      throw file ? classifyOpenError(opts.path, e) : e;
+    }
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed || this.closing) return Promise.reject(new Error('store is closed'));
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
     return run;
@@ -74,7 +93,11 @@ export class DuckDbStore implements Store {
     const r = await this.conn.runAndReadAll("SELECT value FROM meta WHERE key = 'schema_version'");
     const current = r.currentRowCount ? Number(r.getRows()[0]?.[0]) : 0;
     if (current > MIGRATIONS.length) {
-      throw new Error(`database schema version ${current} is newer than this build (${MIGRATIONS.length})`);
+      // Checked before any migration runs, so an older build never touches a newer database.
+      throw new StoreOpenError(
+        'newer_schema',
+        `the database is at schema version ${current}, newer than this build understands (${MIGRATIONS.length}); run a newer build`,
+      );
     }
     for (let v = current; v < MIGRATIONS.length; v++) {
       await this.conn.run('BEGIN TRANSACTION');
@@ -309,12 +332,19 @@ export class DuckDbStore implements Store {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    await this.queue;
-    this.closed = true;
-    this.conn.closeSync();
-    this.instance.closeSync();
+  /**
+   * Waits for the statement in progress (an append is one transaction, so a cycle is either all
+   * committed or not at all), refuses any later one, checkpoints the WAL into the database file so
+   * the next start has nothing to replay, and closes.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.queue.then(async () => {
+      this.closed = true;
+      await this.conn.run('CHECKPOINT').catch(() => undefined);
+      this.conn.closeSync();
+      this.instance.closeSync();
+    });
+    return this.closing;
   }
 }
 

@@ -27,7 +27,11 @@ const errorResponse = (description: string): Json => jsonResponse(description, '
 const COMMON_RESPONSES: Json = {
   304: { description: 'Not modified: If-None-Match matched the ETag (no body).' },
   405: errorResponse('Method not allowed: use GET or HEAD.'),
-  503: errorResponse('Benchmarks temporarily unavailable; see Retry-After.'),
+  413: errorResponse('A request body (GET takes none) over 16 KiB, or a chunked one.'),
+  431: { description: 'Request headers over 16 KiB or over 100 headers (no body).' },
+  503: errorResponse(
+    'Temporarily unavailable, with Retry-After: the store cannot be read, or expensive work (images, PromQL) is shed while the server is saturated (render_busy, busy).',
+  ),
 };
 
 function op(operationId: string | undefined, summary: string, extra: Json): Json {

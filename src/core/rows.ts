@@ -1,7 +1,7 @@
 import type { RankingRow } from './api-schemas.ts';
 import { isoTime } from './format.ts';
 import { providerName } from './providers.ts';
-import type { Sample } from './samples.ts';
+import { byProvider, type Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
 import { mean, quantileSorted, round6 } from './stats.ts';
 import { unresponsiveProviders } from './unresponsive.ts';
@@ -101,17 +101,7 @@ function summary(vs: number[]): { p50: number; mean: number } | null {
 export function windowRows(providers: readonly ProviderEntry[], input: WindowInput): UnrankedRow[] {
   const key = pairKeyOf(input.cellLabels);
   const comparable = comparablePairs(input.values, input.cellLabels);
-  const byProvider = new Map<string, Sample[]>();
-  for (const s of input.values) {
-    const p = s.labels.provider;
-    if (p === undefined) continue;
-    let arr = byProvider.get(p);
-    if (!arr) {
-      arr = [];
-      byProvider.set(p, arr);
-    }
-    arr.push(s);
-  }
+  const ownSamples = byProvider(input.values);
   const probeAt = new Map<string, number>();
   for (const s of input.probes) probeAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
   const countAt = new Map<string, number>();
@@ -122,7 +112,7 @@ export function windowRows(providers: readonly ProviderEntry[], input: WindowInp
 
   const rows: UnrankedRow[] = [];
   for (const p of providers) {
-    const own = byProvider.get(p.slug);
+    const own = ownSamples.get(p.slug);
     if (!own || own.length === 0) continue;
     const shared = own.filter((s) => comparable.has(key(s)));
     const noComparison = shared.length === 0;

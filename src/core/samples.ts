@@ -62,3 +62,19 @@ export function matchesAll(labels: Labels, matchers: readonly Matcher[]): boolea
 export function eq(name: string, value: string): Matcher {
   return { name, op: '=', value };
 }
+
+/** Samples grouped by their `provider` label (samples without one are skipped), in input order. */
+export function byProvider(samples: readonly Sample[]): Map<string, Sample[]> {
+  const out = new Map<string, Sample[]>();
+  for (const s of samples) {
+    const p = s.labels.provider;
+    if (p === undefined) continue;
+    let arr = out.get(p);
+    if (!arr) {
+      arr = [];
+      out.set(p, arr);
+    }
+    arr.push(s);
+  }
+  return out;
+}

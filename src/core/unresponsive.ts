@@ -1,4 +1,4 @@
-import type { Sample } from './samples.ts';
+import { byProvider, type Sample } from './samples.ts';
 
 /** Consecutive cycles of 5xx before a provider is marked unresponsive (spec 2.6, token-trade-coverage). */
 export const UNRESPONSIVE_AFTER = 3;
@@ -19,19 +19,8 @@ export function isFiveXxCycle(fiveXxProbes: number, probes: number): boolean {
  * it in step with the measurements after a crash and works the same on every SampleStore.
  */
 export function unresponsiveProviders(cycle5xx: readonly Sample[]): Set<string> {
-  const byProvider = new Map<string, Sample[]>();
-  for (const s of cycle5xx) {
-    const p = s.labels.provider;
-    if (p === undefined) continue;
-    let arr = byProvider.get(p);
-    if (!arr) {
-      arr = [];
-      byProvider.set(p, arr);
-    }
-    arr.push(s);
-  }
   const out = new Set<string>();
-  for (const [p, arr] of byProvider) {
+  for (const [p, arr] of byProvider(cycle5xx)) {
     if (arr.length < UNRESPONSIVE_AFTER) continue;
     arr.sort((a, b) => a.t - b.t);
     if (arr.slice(-UNRESPONSIVE_AFTER).every((s) => s.v >= 1)) out.add(p);

@@ -5,6 +5,21 @@ export class Semaphore {
 
   constructor(private readonly limit: number) {}
 
+  /** Jobs running now. */
+  get running(): number {
+    return this.active;
+  }
+
+  /** Jobs waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** True when a new job would have to wait. */
+  get full(): boolean {
+    return this.active >= this.limit;
+  }
+
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
     this.active++;

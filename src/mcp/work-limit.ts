@@ -1,3 +1,4 @@
+import { Semaphore } from '../harness/semaphore.ts';
 import { type LoadShedder, loadShedder } from '../load-shed.ts';
 import type { PromQueryEngine } from './promql/result.ts';
 
@@ -16,41 +17,29 @@ export class BusyError extends Error {
  * behind it, while a quick "busy" costs the cached reads nothing.
  */
 export class WorkLimit {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly slots: Semaphore;
   /** Jobs refused since start (for tests and benches). */
   refused = 0;
 
   constructor(
-    private readonly running: number,
+    running: number,
     private readonly queued: number,
     /** Refuses new jobs while the event loop is saturated (null: never). */
     private readonly load: LoadShedder | null = loadShedder,
-  ) {}
+  ) {
+    this.slots = new Semaphore(running);
+  }
 
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.load?.overloaded()) {
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.load?.overloaded() || (this.slots.full && this.slots.queued >= this.queued)) {
       this.refused++;
-      throw new BusyError();
+      return Promise.reject(new BusyError());
     }
-    if (this.active >= this.running) {
-      if (this.waiting.length >= this.queued) {
-        this.refused++;
-        throw new BusyError();
-      }
-      await new Promise<void>((r) => this.waiting.push(r));
-    }
-    this.active++;
-    try {
-      return await fn();
-    } finally {
-      this.active--;
-      this.waiting.shift()?.();
-    }
+    return this.slots.run(fn);
   }
 
   get inFlight(): number {
-    return this.active + this.waiting.length;
+    return this.slots.running + this.slots.queued;
   }
 }
 

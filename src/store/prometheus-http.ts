@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Semaphore } from '../harness/semaphore.ts';
 
 export interface PrometheusHttpOptions {
   readonly timeoutMs: number;
@@ -47,13 +48,13 @@ const apiError = z.object({
 
 /** The HTTP side of the engine: auth, tenant, timeout, bounded concurrency, retries, no redirects. */
 export class PrometheusHttp {
-  private inFlight = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly slots: Semaphore;
   private readonly headers: Record<string, string> = {};
   /** HTTP requests sent, retries included, by kind: what the tests and the bench count. */
   readonly counts = { reads: 0, writes: 0 };
 
   constructor(private readonly opts: PrometheusHttpOptions) {
+    this.slots = new Semaphore(opts.maxConcurrency);
     if (opts.bearerToken) this.headers.authorization = `Bearer ${opts.bearerToken}`;
     else if (opts.basicAuth) {
       const { username, password } = opts.basicAuth;
@@ -62,15 +63,8 @@ export class PrometheusHttp {
     if (opts.tenant) this.headers['x-scope-orgid'] = opts.tenant;
   }
 
-  private async slot<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.inFlight >= this.opts.maxConcurrency) await new Promise<void>((r) => this.waiting.push(r));
-    this.inFlight++;
-    try {
-      return await fn();
-    } finally {
-      this.inFlight--;
-      this.waiting.shift()?.();
-    }
+  private slot<T>(fn: () => Promise<T>): Promise<T> {
+    return this.slots.run(fn);
   }
 
   /** One attempt. Resolves with the body of a 2xx; throws EngineError otherwise. */

@@ -7,6 +7,7 @@
  * Content-Length, bare LF). Prints the status histogram and every 5xx with the seed that replays
  * it: FUZZ_SEED=<seed> FUZZ_ONLY=<index> npm run bench:fuzz prints that one request and its answer.
  */
+
 import { mkdtemp } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { cpus, release, tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { prng } from '../src/core/prng.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
 import { openDuckDbStore } from '../src/store/duckdb-store.ts';
+import { ROUTE_TEMPLATES } from '../test/helpers/route-templates.ts';
 import { rssMb, spawnNode, stop, waitFor200 } from './lib.ts';
 
 const N = Number(process.env.FUZZ_REQUESTS ?? 100_000);
@@ -80,34 +82,15 @@ function segment(r: R): string {
       return str(r, 20, 'ABCxyz019-_%.');
   }
 }
-const TEMPLATES = [
-  '/healthz',
-  '/metrics',
-  '/api/openapi.json',
-  '/api/citable',
-  '/api/citable/{}',
-  '/api/stat/{}',
-  '/api/compare/{}/{}',
-  '/api/audit/{}/{}',
-  '/api/og/{}',
-  '/api/sparkline/{}',
-  '/api/cite/{}/{}',
-  '/api/llm-context',
-  '/api/freshness',
-  '/api/search/featured',
-  '/api/mcp/mcp',
-  '/mcp',
-  '/',
-  '/benchmarks/{}',
-  '/compare/{}',
-  '/{}',
-  '/api/{}/{}',
-];
+const TEMPLATES = ROUTE_TEMPLATES;
 function query(r: R): string {
   const n = int(r, 0, 4);
   const parts: string[] = [];
   for (let i = 0; i < n; i++) {
-    const k = r() < 0.7 ? pick(r, ['chain', 'region', 'kind', 'venue', 'w', 'h', 'theme']) : segment(r);
+    const k =
+      r() < 0.7
+        ? pick(r, ['chain', 'region', 'kind', 'venue', 'w', 'h', 'theme', 'date', 'range', 'providers'])
+        : segment(r);
     const v =
       r() < 0.5
         ? pick(r, ['solana', 'stellar', 'dex-index', 'dark', '0', '-5', '1e9', '320', ''])

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FuzzTarget, startFuzzTarget } from './helpers/fuzz-server.ts';
+import { ROUTE_TEMPLATES } from './helpers/route-templates.ts';
 
 let target: FuzzTarget;
 beforeAll(async () => {
@@ -39,26 +40,7 @@ const segment = fc.oneof(
 );
 
 const TEMPLATES = [
-  '/healthz',
-  '/metrics',
-  '/api/openapi.json',
-  '/api/citable',
-  '/api/citable/{}',
-  '/api/stat/{}',
-  '/api/compare/{}/{}',
-  '/api/audit/{}/{}',
-  '/api/og/{}',
-  '/api/sparkline/{}',
-  '/api/cite/{}/{}',
-  '/api/llm-context',
-  '/api/freshness',
-  '/api/search/featured',
-  '/api/mcp/mcp',
-  '/mcp',
-  '/',
-  '/benchmarks/{}',
-  '/compare/{}',
-  '/{}',
+  ...ROUTE_TEMPLATES,
   '/api/{}',
   // Trailing slashes: redirected to the canonical URL, whatever the segment holds.
   '/api/{}/',
@@ -67,6 +49,10 @@ const TEMPLATES = [
 
 const queryValue = fc.oneof(
   fc.constantFrom(
+    '2026-11-19',
+    '0000-01-01',
+    '90d',
+    'mobula,codex',
     'solana',
     'ethereum',
     'dex-index',
@@ -87,7 +73,7 @@ const query = fc
   .array(
     fc.tuple(
       fc.oneof(
-        fc.constantFrom('chain', 'region', 'kind', 'venue', 'w', 'h', 'theme'),
+        fc.constantFrom('chain', 'region', 'kind', 'venue', 'w', 'h', 'theme', 'date', 'range', 'providers'),
         fc.string({ maxLength: 10 }).map(encodeURIComponent),
       ),
       queryValue,

@@ -70,8 +70,8 @@ function unknownSlug(c: Context, pub: Publication, slug: string): Response {
   );
 }
 
-/** Every GET route answers HEAD (Hono does this) and 405 for other methods. */
-const GET_PATHS = [
+/** Every GET route answers HEAD (Hono does this) and 405 for other methods (the fuzzers read it too). */
+export const GET_PATHS = [
   '/healthz',
   '/metrics',
   '/api/openapi.json',

@@ -2,26 +2,53 @@ import { z } from 'zod';
 
 const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
+/** Integer-valued variables: digits only, so "8080abc" or "1e3" are refused, not coerced. */
+function intVar(min: number, max: number, message: string, fallback: number) {
+  return z
+    .string()
+    .regex(/^-?\d+$/, message)
+    .optional()
+    .transform((v) => (v === undefined ? fallback : Number(v)))
+    .refine((n) => n >= min && n <= max, message);
+}
+
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PORT: intVar(0, 65535, 'is not a port (an integer from 0 to 65535)', 8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
+  // z.url() alone takes "localhost:8080" as a URL with the scheme "localhost:".
   BASE_URL: z
-    .url()
+    .url({
+      protocol: /^https?$/,
+      error: 'is not an http(s) URL with a scheme, e.g. https://bench.example.org',
+    })
     .optional()
     .transform((u) => u?.replace(/\/+$/, '')),
-  SITE_NAME: z.string().min(1).max(80).default('Citebench'),
-  LOG_LEVEL: z.enum(logLevels).default('info'),
+  SITE_NAME: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(80, 'is longer than 80 characters')
+    .default('Citebench'),
+  LOG_LEVEL: z.enum(logLevels, `must be one of ${logLevels.join(', ')}`).default('info'),
   BENCHMARKS_DIR: z.string().min(1).default('./benchmarks'),
   DUCKDB_MEMORY_LIMIT: z
     .string()
-    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must look like 256MB or 1GiB')
+    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'is not a size such as 256MB or 1GiB')
     .default('256MB'),
   /** Extra allowed Origins / Hosts for the MCP endpoint, comma-separated. */
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOWED_HOSTS: z.string().default(''),
-  MCP_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(100000).default(120),
-  MCP_FAST_PATH: z.enum(['true', 'false']).default('true'),
+  MCP_RATE_LIMIT_PER_MIN: intVar(1, 100000, 'is not an integer from 1 to 100000', 120),
+  MCP_FAST_PATH: z.enum(['true', 'false'], 'must be true or false').default('true'),
+  // Read by the harness and the demo; validated here so a typo stops every command the same way.
+  HARNESS_ENABLED: z.enum(['true', 'false'], 'must be true or false').default('true'),
+  DEMO_SEED: intVar(-2147483648, 2147483647, 'is not an integer', 42),
+  DEMO_SPEED: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'is not a number from 1 to 10000')
+    .optional()
+    .transform((v) => (v === undefined ? 1 : Number(v)))
+    .refine((n) => n >= 1 && n <= 10000, 'is not a number from 1 to 10000'),
 });
 
 export interface Config {
@@ -38,6 +65,13 @@ export interface Config {
   readonly mcpRateLimitPerMin: number;
   /** Answer plain tools/call requests without a per-request SDK transport (same bytes on the wire). */
   readonly mcpFastPath: boolean;
+  /** HARNESS_ENABLED: measure (true) or serve stored data only (false). */
+  readonly harnessEnabled: boolean;
+  /** DEMO_SEED and DEMO_SPEED: the simulator's seed and the demo's live clock multiplier. */
+  readonly demoSeed: number;
+  readonly demoSpeed: number;
+  /** The data comes from simulated providers (the demo, `serve --simulate`); set by the command, not env. */
+  readonly simulated: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -49,12 +83,34 @@ function list(s: string): string[] {
     .filter(Boolean);
 }
 
-/** Validates the environment; the error lists every bad variable. */
+/** `PORT="abc" is not a port …`: the variable, the value given (shortened) and what is wrong. */
+function describeIssue(
+  env: Readonly<Record<string, string | undefined>>,
+  path: readonly PropertyKey[],
+  message: string,
+) {
+  const name = String(path[0] ?? '');
+  const raw = env[name];
+  const short = raw !== undefined && raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
+  // Quoted only when needed to see where it starts and ends (empty, spaces, quotes).
+  const shown =
+    short === undefined ? '(unset)' : /^[\w.:/@,+-]+$/.test(short) ? short : JSON.stringify(short);
+  return `${name}=${shown} ${message}`;
+}
+
+/** Validates the environment; the error names every bad variable with the value it was given, on one line. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   const res = envSchema.safeParse(env);
   if (!res.success) {
-    const lines = res.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+    const seen = new Set<string>();
+    const lines: string[] = [];
+    for (const i of res.error.issues) {
+      const name = String(i.path[0] ?? '');
+      if (seen.has(name)) continue;
+      seen.add(name);
+      lines.push(describeIssue(env, i.path, i.message));
+    }
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
   const e = res.data;
   return {
@@ -70,6 +126,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     mcpAllowedHosts: list(e.MCP_ALLOWED_HOSTS),
     mcpRateLimitPerMin: e.MCP_RATE_LIMIT_PER_MIN,
     mcpFastPath: e.MCP_FAST_PATH === 'true',
+    harnessEnabled: e.HARNESS_ENABLED === 'true',
+    demoSeed: e.DEMO_SEED,
+    demoSpeed: e.DEMO_SPEED,
+    simulated: false,
   };
 }
 

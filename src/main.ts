@@ -1,13 +1,16 @@
 import { ConfigError, loadConfig } from './config.ts';
-import { SpecError } from './core/spec-schema.ts';
-import { HarnessConfigError, loadHarnessConfig } from './harness/config.ts';
-import { startHarness } from './harness/service.ts';
+import { durationMs, SpecError } from './core/spec-schema.ts';
+import { HarnessConfigError, loadHarnessConfig, simulatorEnv } from './harness/config.ts';
+import { type Harness, startHarness } from './harness/service.ts';
 import type { HarnessLog } from './harness/types.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { createLogger, type Logger } from './log.ts';
+import { readOrigins } from './publication/sample-origins.ts';
 import { defaultRoutes } from './routes.ts';
 import { createService, type Service } from './service.ts';
+import { startSimulator } from './sim/server.ts';
 import { StoreOpenError } from './store/open-errors.ts';
+import { loadStoreConfig, type StoreConfig, StoreConfigError } from './store/prometheus-config.ts';
 
 /**
  * Extra start-up work before listening (a harness); returns how to stop it. `signal` fires when a
@@ -47,8 +50,10 @@ function fail(message: string): never {
 function startupFailure(e: unknown): never {
   if (e instanceof StoreOpenError) fail(`cannot start: ${e.message}`);
   const err = e as NodeJS.ErrnoException;
-  if (err?.code === 'EADDRINUSE')
-    fail(`cannot start: ${err.message.replace(/^listen /, '')} (PORT is taken)`);
+  if (err?.code === 'EADDRINUSE') {
+    const where = err.message.replace(/^listen EADDRINUSE: address already in use /, '');
+    fail(`cannot start: ${where} is already in use; set PORT to a free port (e.g. PORT=8081)`);
+  }
   if (err?.code === 'EACCES' && err.syscall === 'listen') fail(`cannot start: ${err.message}`);
   const first = (e instanceof Error ? e.message : String(e)).split('\n')[0];
   process.stderr.write(`cannot start: ${first}\n`);
@@ -66,9 +71,26 @@ function within(p: Promise<unknown>, ms: number): Promise<boolean> {
   });
 }
 
+/**
+ * On a store with no sample yet, every benchmark is measured once right away (at its latest aligned
+ * slot) instead of after the next 30-minute or 6-hour slot; the scheduler then carries on.
+ */
+async function measureOnceIfEmpty(service: Service, harness: Harness, log: Logger): Promise<void> {
+  if ((await service.store.timeBounds()) !== null) return;
+  const now = service.clock();
+  for (const spec of service.specs) {
+    if (!harness.benchmarks.includes(spec.slug)) continue;
+    const cadence = durationMs(spec.cadence);
+    log.info('empty DATA_DIR: measuring now instead of waiting for the next slot', { benchmark: spec.slug });
+    harness
+      .runCycle(spec.slug, Math.floor(now / cadence) * cadence)
+      .catch((e: unknown) => log.warn('start-up cycle failed', { benchmark: spec.slug, error: String(e) }));
+  }
+}
+
 /** The default: the real harness against the providers' APIs, in this process (one writer). */
 const realHarness: Prepare = async (service, log) => {
-  if (process.env.HARNESS_ENABLED === 'false') {
+  if (!service.config.harnessEnabled) {
     log.info('harness disabled (HARNESS_ENABLED=false); serving stored data only');
     return undefined;
   }
@@ -86,8 +108,72 @@ const realHarness: Prepare = async (service, log) => {
     harnessConfig,
     log: harnessLog(log),
   });
+  await measureOnceIfEmpty(service, harness, log);
   return () => harness.stop();
 };
+
+/**
+ * `serve --simulate`: the same harness and schedule against the simulated providers (seed
+ * DEMO_SEED), every sample labelled simulated; no backfill (that is `demo`).
+ */
+export const simulatedHarness: Prepare = async (service, log) => {
+  if (!service.config.harnessEnabled) {
+    log.info('harness disabled (HARNESS_ENABLED=false); serving stored simulated data only');
+    return undefined;
+  }
+  const sim = await startSimulator({ seed: service.config.demoSeed });
+  const harness = startHarness({
+    store: service.store,
+    specs: service.specs,
+    metrics: service.metrics,
+    harnessConfig: loadHarnessConfig(simulatorEnv(sim.baseUrls, sim.keys)),
+    log: harnessLog(log),
+    simulated: true,
+  });
+  await measureOnceIfEmpty(service, harness, log);
+  return async () => {
+    await harness.stop();
+    await sim.close();
+  };
+};
+
+export interface StartOptions {
+  /** Simulated providers (the demo, `serve --simulate`): marked everywhere, refused on a measured store. */
+  readonly simulated?: boolean;
+  /** The command, for the refusal messages: `demo` or `serve`. */
+  readonly command?: 'demo' | 'serve';
+}
+
+/**
+ * A store never mixes origins: the demo refuses one holding measured samples, and a real `serve`
+ * one holding simulated samples unless started with --simulate. The message says what to do.
+ */
+async function checkStoreOrigin(service: Service, opts: StartOptions): Promise<string | null> {
+  const o = await readOrigins(service.store);
+  const dir = service.config.dataDir;
+  if (opts.simulated && o.measured) {
+    return `${dir} holds measured samples; ${opts.command === 'demo' ? 'the demo' : 'serve --simulate'} never writes simulated data beside them (set DATA_DIR to another folder)`;
+  }
+  if (!opts.simulated && o.simulated) {
+    return `${dir} holds simulated samples (from the demo); serve them with \`citebench serve --simulate\`, or set DATA_DIR to another folder for real measurements`;
+  }
+  return null;
+}
+
+/** What a first-time user needs after start-up: where to look and three things to try. */
+function welcome(baseUrl: string, simulated: boolean): string {
+  return [
+    '',
+    `  Citebench is running${simulated ? ' on SIMULATED demo data' : ''}: open ${baseUrl}/`,
+    '',
+    '  Try:',
+    `    curl ${baseUrl}/api/citable`,
+    `    curl '${baseUrl}/api/stat/token-trade-coverage?chain=solana'`,
+    `    curl ${baseUrl}/api/cite/network-coverage/bib`,
+    '',
+    '',
+  ].join('\n');
+}
 
 /**
  * Starts the service from the environment; exits with one clear line on bad config, specs or a
@@ -96,12 +182,17 @@ const realHarness: Prepare = async (service, log) => {
  * (bounded; a cycle cut short is abandoned whole, as its samples are one transaction), checkpoint
  * and close the store, exit 0. A second signal exits at once.
  */
-export async function startFromEnv(prepare: Prepare = realHarness): Promise<Service> {
+export async function startFromEnv(
+  prepare: Prepare = realHarness,
+  opts: StartOptions = {},
+): Promise<Service> {
   let config: ReturnType<typeof loadConfig>;
+  let storeConfig: StoreConfig;
   try {
-    config = loadConfig();
+    config = { ...loadConfig(), simulated: opts.simulated === true };
+    storeConfig = loadStoreConfig();
   } catch (e) {
-    if (e instanceof ConfigError) fail(e.message);
+    if (e instanceof ConfigError || e instanceof StoreConfigError) fail(`cannot start: ${e.message}`);
     throw e;
   }
   const log = createLogger(config.logLevel);
@@ -148,16 +239,24 @@ export async function startFromEnv(prepare: Prepare = realHarness): Promise<Serv
 
   try {
     try {
-      service = await createService({ config, log, routes: defaultRoutes });
+      service = await createService({ config, log, routes: defaultRoutes, store: storeConfig });
     } catch (e) {
       if (e instanceof SpecError) fail(`invalid benchmark spec:\n${e.message}`);
       throw e;
     }
+    const refused = await checkStoreOrigin(service, opts);
+    if (refused) {
+      await service.close().catch(() => undefined);
+      fail(`cannot start: ${refused}`);
+    }
     stopExtra = await prepare(service, log, preparing.signal);
     if (stopping) return service;
     // Every closed day not frozen yet is frozen before the first request, so no past day is ever
-    // computed on demand.
-    await service.publication.startFreezer((e) => log.warn('snapshot freeze failed', { error: String(e) }));
+    // computed on demand. On a shared engine only the process that runs the harness freezes (one
+    // designated writer of SNAPSHOT_DIR); API replicas (HARNESS_ENABLED=false) only read it.
+    if (storeConfig.backend === 'embedded' || process.env.HARNESS_ENABLED !== 'false') {
+      await service.publication.startFreezer((e) => log.warn('snapshot freeze failed', { error: String(e) }));
+    }
     const port = await service.listen();
     listening = true;
     log.info('listening', {
@@ -165,6 +264,7 @@ export async function startFromEnv(prepare: Prepare = realHarness): Promise<Serv
       baseUrl: config.baseUrl,
       dataDir: config.dataDir,
     });
+    if (config.logLevel !== 'silent') process.stdout.write(welcome(config.baseUrl, config.simulated));
     return service;
   } catch (e) {
     // A signal during start-up closes the store under the work in progress, which then fails:

@@ -11,5 +11,5 @@ export const defaultRoutes: readonly RouteRegistrar[] = [
     registerImageRoutes(app, core, images);
   },
   (app, core) => registerMcpRoutes(app, core),
-  (app, core) => registerPageRoutes(app, core.publication),
+  (app, core) => registerPageRoutes(app, core.publication, core.clock),
 ];

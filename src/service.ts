@@ -1,8 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { join } from 'node:path';
 import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { BenchmarkSpec } from './core/spec-schema.ts';
 import { buildApp } from './http/app.ts';
@@ -12,13 +11,15 @@ import type { Logger } from './log.ts';
 import { MCP_PATH } from './mcp/routes.ts';
 import { loadSpecs } from './publication/load-specs.ts';
 import { createPublication, type Publication } from './publication/publication.ts';
-import { type DuckDbStore, openDuckDbStore } from './store/duckdb-store.ts';
+import { openStore } from './store/open-store.ts';
+import type { StoreConfig } from './store/prometheus-config.ts';
+import type { Store } from './store/sample-store.ts';
 
 export interface Service {
   readonly config: Config;
   readonly clock: () => number;
   readonly specs: readonly BenchmarkSpec[];
-  readonly store: DuckDbStore;
+  readonly store: Store;
   readonly publication: Publication;
   readonly metrics: Registry;
   readonly app: Hono;
@@ -99,6 +100,8 @@ export interface ServiceOptions {
   readonly log: Logger;
   /** Opens ':memory:' instead of DATA_DIR (tests and benchmarks). */
   readonly inMemory?: boolean;
+  /** Which store (STORE=embedded|prometheus); embedded when omitted. */
+  readonly store?: StoreConfig;
   readonly clock?: () => number;
   /** Extra route registrars (images, MCP) given the assembled dependencies. */
   readonly routes?: readonly RouteRegistrar[];
@@ -112,17 +115,29 @@ export type ServiceCore = Omit<Service, 'app' | 'listen' | 'drain' | 'close'> & 
 
 export type RouteRegistrar = (app: Hono, core: ServiceCore) => void;
 
+/** Samples the engine store dropped past its write buffer while the engine was down. */
+export function droppedSamples(registry: Registry): Counter {
+  return new Counter({
+    name: 'store_dropped_samples_total',
+    help: 'Samples dropped because the engine was down longer than the write buffer holds',
+    registers: [registry],
+  });
+}
+
 /** Wires config, specs, store, publication and HTTP; opens no port until listen(). */
 export async function createService(opts: ServiceOptions): Promise<Service> {
   const { config, log } = opts;
   const clock = opts.clock ?? Date.now;
   const specs = await loadSpecs(config.benchmarksDir);
-  const store = await openDuckDbStore({
-    path: opts.inMemory ? ':memory:' : join(config.dataDir, 'citebench.duckdb'),
-    memoryLimit: config.duckdbMemoryLimit,
-  });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  const store = await openStore(opts.store ?? { backend: 'embedded' }, {
+    dataDir: config.dataDir,
+    duckdbMemoryLimit: config.duckdbMemoryLimit,
+    ...(opts.inMemory ? { inMemory: true } : {}),
+    onEngineError: (e) => log.warn('sample store engine error', { error: e.message }),
+    droppedSamplesCounter: droppedSamples(metrics),
+  });
   const publication = createPublication({ specs, store, config, clock });
   const closeHooks: (() => Promise<void> | void)[] = [];
   const shared = { config, clock, specs, store, publication, metrics };

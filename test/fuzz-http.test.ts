@@ -129,7 +129,12 @@ describe('HTTP fuzzing: every route, parameter, method, header', () => {
         // Every error of the JSON API is {error, message}; the MCP endpoint answers JSON-RPC
         // errors, and the HTML pages answer HTML error pages to browsers.
         const pathname = path.split('?')[0] ?? '';
-        const page = /^\/(benchmarks\/|compare\/|mcp$|$)/.test(pathname) && ct.startsWith('text/html');
+        // An unknown page outside /api/ is an HTML 404 for a browser (Accept: text/html), issue 15.
+        const accept = Object.entries(r.headers).find(([k]) => k.toLowerCase() === 'accept')?.[1] ?? '';
+        const page =
+          ct.startsWith('text/html') &&
+          (/^\/(benchmarks\/|compare\/|mcp$|$)/.test(pathname) ||
+            (!/^\/api(\/|$)/.test(new URL(res.url).pathname) && /text\/html/.test(String(accept))));
         if (res.status >= 400 && r.method !== 'HEAD' && pathname !== '/api/mcp/mcp' && !page) {
           expect(ct, where).toMatch(/^application\/json/);
           expect(target.errorBodyProblem(text), where).toBeNull();

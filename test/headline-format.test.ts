@@ -29,7 +29,7 @@ describe('headline and quote', () => {
     expect(
       headline({ ...base, leaderName: 'GeckoTerminal', value: 263, asOf: Date.UTC(2026, 10, 20, 12, 0) }),
     ).toBe(
-      'GeckoTerminal leads networks supported at 263 (as of 2026-11-20 12:00 UTC) on Onchain data API with most networks supported.',
+      'Onchain data API with most networks supported: GeckoTerminal leads with 263 networks supported (as of 2026-11-20 12:00 UTC).',
     );
     expect(
       headline({
@@ -41,7 +41,7 @@ describe('headline and quote', () => {
         filterLabel: 'Solana',
       }),
     ).toBe(
-      'Mobula leads trade capture rate at 98.4% (p50, 24h, Solana) on Onchain data API with most networks supported.',
+      'Onchain data API with most networks supported: Mobula leads with a trade capture rate of 98.4% (p50 over 24h, Solana).',
     );
   });
 
@@ -60,5 +60,9 @@ describe('headline and quote', () => {
   it('keeps acronyms and builds the quote', () => {
     expect(metricPhrase('RPC latency')).toBe('RPC latency');
     expect(quote('X leads.', 'Citebench', 'http://b/x')).toBe('X leads. Source: Citebench (http://b/x).');
+    // Simulated data says so in the quote itself (issue 15), before the source.
+    expect(quote('X leads.', 'Citebench', 'http://b/x', true)).toBe(
+      'X leads. Simulated demo data, not a measurement. Source: Citebench (http://b/x).',
+    );
   });
 });

@@ -149,7 +149,8 @@ describe('image routes', () => {
     const svg = await res.text();
     expect(svg).toContain('width="240" height="60"');
     expect(svg).toContain(
-      'aria-label="Network coverage of DEX data providers 24h sparkline (GeckoTerminal)"',
+      // The scale is part of the accessible name (issue 15).
+      'aria-label="Network coverage of DEX data providers 24h sparkline (GeckoTerminal) (',
     );
     expect(res.headers.get('etag')).toBe(etagOf(svg));
 

@@ -304,7 +304,12 @@ describe('store query engine: guards', () => {
     ['"hello"', 'unsupported', /string literal/],
     [`avg_over_time(${cap}[8d])`, 'refused', /exceeds/],
     [`${cap}{chain=~"("}`, 'parse', /invalid regex/],
-    [`sum(${cap}`, 'parse', /syntax error/],
+    [
+      `sum(${cap}`,
+      'parse',
+      /syntax error at position \d+: expected "," or "\)" to close the function call, found the end of the query/,
+    ],
+    [`${cap}{chain=}`, 'parse', /expected a quoted label value/],
     [`avg_over_time(${cap})`, 'parse', /range selector/],
   ];
   for (const [q, kind, re] of cases) {

@@ -87,13 +87,14 @@ describe('MCP over a real socket with the SDK client', () => {
     expect(client.getInstructions()).toMatch(/list_benchmarks/);
   });
 
-  it('lists four read-only tools with input and output schemas', async () => {
+  it('lists five read-only tools with input and output schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       'list_benchmarks',
       'get_benchmark',
       'compare_providers',
       'query_prom',
+      'get_series',
     ]);
     for (const t of tools) {
       expect(t.description?.length).toBeGreaterThan(80);
@@ -147,13 +148,41 @@ describe('MCP over a real socket with the SDK client', () => {
     // "coverage" is in both slugs but only in token-trade-coverage's title, which ranks it first.
     expect(await byQuery('coverage')).toEqual(['token-trade-coverage', 'network-coverage']);
     expect(await byQuery('zzzz')).toEqual([]);
+    // Only categories some benchmark has are offered: "Bridges" (none yet) is an argument error.
     const none = await call('list_benchmarks', { category: 'Bridges' });
-    expect((none.structuredContent as { count: number }).count).toBe(0);
+    expect(none.isError).toBe(true);
+    const tools = await client.listTools();
+    const list = tools.tools.find((t) => t.name === 'list_benchmarks');
+    expect(JSON.stringify(list?.inputSchema)).not.toContain('Bridges');
+    const get = tools.tools.find((t) => t.name === 'get_benchmark');
+    expect(get?.description).toContain('token-trade-coverage chain=solana|ethereum|bsc|base|stellar');
+    expect(get?.description).not.toContain('venue');
     const agg = await call('list_benchmarks', { category: 'Aggregators', query: 'trade' });
     expect((agg.structuredContent as { count: number }).count).toBe(1);
     const bad = await call('list_benchmarks', { category: 'Nope' });
     expect(bad.isError).toBe(true);
     expect(bad.content[0]?.text).toMatch(/category/);
+  });
+
+  it('get_benchmark with detail="summary" returns the compact record', async () => {
+    const r = await call('get_benchmark', { slug: 'token-trade-coverage', detail: 'summary' });
+    expect(r.isError).toBeFalsy();
+    const s = r.structuredContent as {
+      value: number;
+      rankings: { slug: string; value: number }[];
+      quote: string;
+      cite?: unknown;
+    };
+    const full = (await call('get_benchmark', { slug: 'token-trade-coverage' })).structuredContent as {
+      value: number;
+      quote: string;
+      rankings: { slug: string; ms: { p50: number } }[];
+    };
+    expect(s.value).toBe(full.value);
+    expect(s.quote).toBe(full.quote);
+    expect(s.rankings.map((x) => [x.slug, x.value])).toEqual(full.rankings.map((x) => [x.slug, x.ms.p50]));
+    expect(s.cite).toBeUndefined();
+    expect(JSON.stringify(s).length).toBeLessThan(JSON.stringify(full).length / 3);
   });
 
   it('get_benchmark returns the stat record, filtered and unfiltered', async () => {

@@ -32,7 +32,7 @@ describe('publication: network-coverage', () => {
     expect(stat.sparkline).toHaveLength(73);
     expect(stat.sparkline.at(-1)).toBe(stat.value);
     expect(stat.headline).toBe(
-      `${leader?.name} leads networks supported at ${stat.value} (as of 2026-11-20 12:00 UTC) on ${stat.title}.`,
+      `${stat.title}: ${leader?.name} leads with ${stat.value} networks supported (as of 2026-11-20 12:00 UTC).`,
     );
     expect(stat.quote).toBe(
       `${stat.headline} Source: Citebench (http://bench.test/benchmarks/network-coverage).`,
@@ -59,8 +59,12 @@ describe('publication: network-coverage', () => {
       ['codex', 140, new Date(NOW - H).toISOString()],
     ]);
     expect(stat.asOf).toBe(new Date(NOW - H).toISOString());
-    // The leader's count is carried forward from its sample 20 h ago: the 61 grid points since, all 263.
-    expect(stat.sparkline).toEqual(Array(61).fill(263));
+    // The leader's count stands from its sample 20 h ago: the 61 grid points since are measured
+    // values (263); the 12 before it had no value in the Stat and carry 263, listed as gaps.
+    expect(stat.sparkline).toEqual(Array(73).fill(263));
+    expect(stat.sparklineGaps).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(stat.sparklineStartMs).toBe(NOW - 24 * H);
+    expect(stat.sparklineStepMs).toBe(20 * 60_000);
     await f.close();
   });
 

@@ -8,6 +8,7 @@ import { REFERENCE_TOKENS } from '../src/harness/tokens.ts';
 import { bitqueryQuery } from '../src/harness/trades/bitquery.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
 import type { FaultSetting } from '../src/sim/faults.ts';
+import { PROFILE_RANGES } from '../src/sim/profiles.ts';
 import { type Simulator, startSimulator } from '../src/sim/server.ts';
 import { openTestStore } from './helpers/memory-store.ts';
 
@@ -79,11 +80,15 @@ describe('simulator wire formats', () => {
     const m = await list(a);
     expect(m.data.filter((x) => x.testnet).length).toBeGreaterThanOrEqual(10);
     expect(m.data.length).toBeGreaterThan(a.expectedNetworks.mobula ?? 0);
-    expect(a.expectedNetworks.geckoterminal).toBeGreaterThan(240);
-    const gt = (await getJson(`${a.baseUrls.geckoterminal}/api/v2/networks?page=1`)).body as {
+    // Listing sizes are drawn from the seed by one rule for every provider (issue 15).
+    expect(a.expectedNetworks.geckoterminal).toBeGreaterThanOrEqual(PROFILE_RANGES.listingSize[0]);
+    expect(a.expectedNetworks.geckoterminal).toBeLessThanOrEqual(PROFILE_RANGES.listingSize[1]);
+    // Pagination: a seed whose GeckoTerminal listing spans several 100-entry pages (seed 1: 298).
+    const big = await sim({ seed: 1 });
+    const gt = (await getJson(`${big.baseUrls.geckoterminal}/api/v2/networks?page=1`)).body as {
       links: { next: string };
     };
-    expect(gt.links.next).toBe(`${a.baseUrls.geckoterminal}/api/v2/networks?page=2`);
+    expect(gt.links.next).toBe(`${big.baseUrls.geckoterminal}/api/v2/networks?page=2`);
   });
 
   it('Mobula trade pages: cursor pagination with a duplicated boundary row, limit and 1-hour checks', async () => {

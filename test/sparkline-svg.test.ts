@@ -77,17 +77,18 @@ describe('renderSparklineSvg', () => {
   it('labels with title and leader and escapes XML', () => {
     const svg = GOLDEN.escaping!();
     expect(svg).toContain(
-      'aria-label="A &lt;b&gt;&amp;&quot;quoted&quot;&lt;/b&gt; &apos;title&apos; 24h sparkline (Tom &amp; Jerry &lt;x&gt;)"',
+      'aria-label="A &lt;b&gt;&amp;&quot;quoted&quot;&lt;/b&gt; &apos;title&apos; 24h sparkline (Tom &amp; Jerry &lt;x&gt;) (10 to 20)"',
     );
     expect(svg).not.toContain('<b>');
     expect(GOLDEN['light-default']!()).toContain(
-      '<title>Network coverage of DEX data providers 24h sparkline (GeckoTerminal)</title>',
+      // The scale is in the title too, for readers of the accessible name (issue 15).
+      '<title>Network coverage of DEX data providers 24h sparkline (GeckoTerminal) (10 to 20)</title>',
     );
   });
 
   it('drops characters XML 1.0 forbids', () => {
     const svg = renderSparklineSvg({ ...base, title: 'bad\u0000\u0007char\ud800s' });
-    expect(svg).toContain('<title>badchars 24h sparkline (GeckoTerminal)</title>');
+    expect(svg).toContain('<title>badchars 24h sparkline (GeckoTerminal) (10 to 20)</title>');
   });
 
   it('sets the size and theme colours', () => {

@@ -208,6 +208,7 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
       harnessConfig,
       log,
       autoStart: !args.once,
+      simulated: args.simulate,
       ...(args.providers.length ? { onlyProviders: args.providers } : {}),
       onCell: (_b, c, done, total) => err(`  [${done}/${total}] ${c.chain}/${c.token}`),
       onCycle: (r) => {

@@ -60,7 +60,27 @@ export const citeSchema = z
   .object({ plain: z.string(), bibtex: z.string(), apa: z.string(), ris: z.string() })
   .meta({ id: 'Cite' });
 
+/** Present (and true) only on data from simulated providers: the demo or `--simulate`. */
+export const simulatedSchema = z
+  .literal(true)
+  .optional()
+  .describe(
+    'True when the numbers come from simulated providers (the demo or --simulate), not from measurements of the real APIs; absent otherwise.',
+  );
+
+/** Present (and true) only while the sample store cannot be read and the last computed view is served. */
+export const degradedSchema = z
+  .literal(true)
+  .optional()
+  .describe(
+    'True while the sample store cannot be read: this is the last view computed before it went down (distinct from stale, which means old data); absent otherwise.',
+  );
+
 export const dimensionValueSchema = z.object({ value: z.string(), label: z.string() });
+
+export const chainBestsSchema = z
+  .record(z.string(), z.object({ slug: z.string(), name: z.string(), value: z.number() }))
+  .meta({ id: 'ChainBests' });
 
 export const statSchema = z
   .object({
@@ -79,7 +99,25 @@ export const statSchema = z
     value: z.number().nullable(),
     leader: leaderSchema.nullable(),
     rankings: z.array(rankingRowSchema),
-    sparkline: z.array(z.number()),
+    sparkline: z
+      .array(z.number())
+      .describe(
+        "The leader's 24 h series (GET /api/series, range 24h): 73 points, the last equal to value; a point without a value carries the previous one (listed in sparklineGaps).",
+      ),
+    sparklineStartMs: z.int().optional().describe('Time of sparkline[0], epoch ms.'),
+    sparklineStepMs: z.int().optional().describe('Spacing of the sparkline points, ms (20 minutes).'),
+    sparklineGaps: z
+      .array(z.int().min(0))
+      .optional()
+      .describe('Indices of sparkline points carried forward (the Stat had no value there).'),
+    bestPerChain: chainBestsSchema
+      .optional()
+      .describe(
+        'Benchmarks with a chain dimension: per chain that at least two ranked providers measured, the leader of ?chain=<chain>.',
+      ),
+    worstPerChain: chainBestsSchema
+      .optional()
+      .describe('As bestPerChain, the last ranked provider of ?chain=<chain>.'),
     sampleSize: z.int().min(0),
     asOf: z.iso.datetime().nullable(),
     headline: z.string(),
@@ -94,6 +132,8 @@ export const statSchema = z
     license: z.literal('CC-BY-4.0'),
     window: z.string(),
     dimensions: z.record(z.string(), z.array(dimensionValueSchema)),
+    simulated: simulatedSchema,
+    degraded: degradedSchema,
   })
   .meta({ id: 'Stat' });
 
@@ -129,6 +169,8 @@ export const citableIndexSchema = z
         .date()
         .nullable()
         .describe('The UTC day of a frozen snapshot; null for the live index.'),
+      simulated: simulatedSchema,
+      degraded: degradedSchema,
     }),
     count: z.int().min(0),
     benchmarks: z.array(citableRowSchema),
@@ -167,6 +209,7 @@ export const compareSchema = z
     shared: z.array(compareRowSchema),
     comparePageUrl: z.url(),
     license: z.literal('CC-BY-4.0'),
+    simulated: simulatedSchema,
   })
   .meta({ id: 'Compare' });
 
@@ -222,6 +265,7 @@ export type Leader = z.infer<typeof leaderSchema>;
 export type RankingRow = z.infer<typeof rankingRowSchema>;
 export type Cite = z.infer<typeof citeSchema>;
 export type Stat = z.infer<typeof statSchema>;
+export type ChainBests = z.infer<typeof chainBestsSchema>;
 export type CitableRow = z.infer<typeof citableRowSchema>;
 export type CitableIndex = z.infer<typeof citableIndexSchema>;
 export type Compare = z.infer<typeof compareSchema>;
@@ -291,7 +335,57 @@ export const auditSchema = z
       ),
     pageUrl: z.url(),
     license: z.literal('CC-BY-4.0'),
+    simulated: simulatedSchema,
   })
   .meta({ id: 'Audit' });
 
 export type Audit = z.infer<typeof auditSchema>;
+
+export const seriesSchema = z
+  .object({
+    slug: z.string(),
+    title: z.string(),
+    metric: z.string(),
+    unit: z.string(),
+    higherIsBetter: z.boolean(),
+    range: z.enum(['24h', '7d', '30d', '90d']),
+    filters: filtersSchema.nullable(),
+    stepMs: z.int().describe('Grid spacing: 24h 20 min, 7d 2 h, 30d 6 h, 90d 1 day.'),
+    timestamps: z
+      .array(z.int())
+      .describe('Ascending grid, epoch ms, over the whole range; the last is the evaluation time.'),
+    providers: z.array(
+      z.object({
+        slug: z.string(),
+        name: z.string(),
+        color: z.string().describe('Stable chart color of the provider (hex).'),
+        values: z
+          .array(z.number().nullable())
+          .describe(
+            'Index-aligned with timestamps: the value the Stat would have published at that instant with the same filters; null where it had none.',
+          ),
+      }),
+    ),
+    simulated: z.boolean().describe('True when the samples come from simulated providers.'),
+  })
+  .meta({ id: 'Series' });
+
+export type Series = z.infer<typeof seriesSchema>;
+
+export const datasetIndexSchema = z
+  .object({
+    days: z.array(
+      z.object({
+        date: z.iso.date(),
+        rows: z.int().min(0),
+        frozen: z.boolean().describe('True for a closed day: its files are byte-identical forever.'),
+        parquet: z.url(),
+        csv: z.url(),
+        sha256: z.string().describe('SHA-256 (hex) of the Parquet file.'),
+        csvSha256: z.string().describe('SHA-256 (hex) of the CSV file.'),
+      }),
+    ),
+  })
+  .meta({ id: 'DatasetIndex' });
+
+export type DatasetIndex = z.infer<typeof datasetIndexSchema>;

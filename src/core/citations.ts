@@ -1,7 +1,8 @@
 import type { Cite } from './api-schemas.ts';
 import { isoDay, longDay } from './format.ts';
 
-export const CITE_FORMATS = ['bib', 'ris', 'apa', 'txt'] as const;
+/** The spec's four formats, then CSL-JSON (Zotero, Mendeley and every CSL processor import it). */
+export const CITE_FORMATS = ['bib', 'ris', 'apa', 'txt', 'csl'] as const;
 export type CiteFormat = (typeof CITE_FORMATS)[number];
 
 export const CITE_CONTENT_TYPES: Readonly<Record<CiteFormat, string>> = {
@@ -9,6 +10,7 @@ export const CITE_CONTENT_TYPES: Readonly<Record<CiteFormat, string>> = {
   ris: 'application/x-research-info-systems; charset=utf-8',
   apa: 'text/plain; charset=utf-8',
   txt: 'text/plain; charset=utf-8',
+  csl: 'application/vnd.citationstyles.csl+json',
 };
 
 export const CITE_EXTENSIONS: Readonly<Record<CiteFormat, string>> = {
@@ -16,6 +18,7 @@ export const CITE_EXTENSIONS: Readonly<Record<CiteFormat, string>> = {
   ris: 'ris',
   apa: 'apa.txt',
   txt: 'txt',
+  csl: 'csl.json',
 };
 
 export interface CiteInput {
@@ -25,6 +28,13 @@ export interface CiteInput {
   readonly url: string;
   /** Retrieval time, epoch ms (UTC date is used). */
   readonly retrieved: number;
+  /** Data from simulated providers: every format says "simulated demo data" in its title. */
+  readonly simulated?: boolean;
+}
+
+/** The cited title; simulated data says so where every reference manager shows it. */
+function citedTitle(c: CiteInput): string {
+  return c.simulated ? `${c.title} (simulated demo data)` : c.title;
 }
 
 const BIBTEX_ESCAPES: Readonly<Record<string, string>> = {
@@ -60,7 +70,7 @@ export function citeBibtex(c: CiteInput): string {
   const fields: [string, string][] = [
     // Double braces keep a corporate author from being split into given and family names.
     ['author', `{${bibtexEscape(c.siteName)}}`],
-    ['title', bibtexEscape(c.title)],
+    ['title', bibtexEscape(citedTitle(c))],
     ['year', day.slice(0, 4)],
     ['url', bibtexUrl(c.url)],
     ['urldate', day],
@@ -78,7 +88,7 @@ export function citeRis(c: CiteInput): string {
   const lines = [
     'TY  - DATA',
     `AU  - ${clean(c.siteName)}`,
-    `TI  - ${clean(c.title)}`,
+    `TI  - ${clean(citedTitle(c))}`,
     `PY  - ${day.slice(0, 4)}`,
     `PB  - ${clean(c.siteName)}`,
     `UR  - ${c.url}`,
@@ -89,11 +99,32 @@ export function citeRis(c: CiteInput): string {
 }
 
 export function citeApa(c: CiteInput): string {
-  return `${c.siteName}. (${isoDay(c.retrieved).slice(0, 4)}). ${c.title} [Data set]. Retrieved ${longDay(c.retrieved)}, from ${c.url}`;
+  return `${c.siteName}. (${isoDay(c.retrieved).slice(0, 4)}). ${citedTitle(c)} [Data set]. Retrieved ${longDay(c.retrieved)}, from ${c.url}`;
 }
 
 export function citePlain(c: CiteInput): string {
-  return `${c.siteName}. "${c.title}". Retrieved ${isoDay(c.retrieved)}. ${c.url}`;
+  return `${c.siteName}. "${citedTitle(c)}". Retrieved ${isoDay(c.retrieved)}. ${c.url}`;
+}
+
+/**
+ * CSL-JSON: an array with one `dataset` item. The site is a literal (institutional) author so no
+ * processor splits it into given and family names; `accessed` is the retrieval day.
+ */
+export function citeCsl(c: CiteInput): string {
+  const day = isoDay(c.retrieved);
+  const [y, m, d] = day.split('-').map(Number);
+  const item = {
+    id: bibtexKey(c.siteName, c.slug),
+    type: 'dataset',
+    title: citedTitle(c),
+    author: [{ literal: c.siteName }],
+    publisher: c.siteName,
+    issued: { 'date-parts': [[y]] },
+    accessed: { 'date-parts': [[y, m, d]] },
+    URL: c.url,
+    note: `Retrieved ${day}`,
+  };
+  return `${JSON.stringify([item], null, 2)}\n`;
 }
 
 export function citeBundle(c: CiteInput): Cite {
@@ -110,11 +141,16 @@ export function citeAs(format: CiteFormat, c: CiteInput): string {
       return `${citeApa(c)}\n`;
     case 'txt':
       return `${citePlain(c)}\n`;
+    case 'csl':
+      return citeCsl(c);
   }
 }
 
 /** A citation file from a stored bundle (a frozen day's Stat carries its own, dated to that day). */
-export function citeFromBundle(format: CiteFormat, cite: Cite): string {
+/** Formats a stored bundle holds; a dated `csl` is built with citeCsl from the frozen Stat. */
+export type BundleFormat = Exclude<CiteFormat, 'csl'>;
+
+export function citeFromBundle(format: BundleFormat, cite: Cite): string {
   switch (format) {
     case 'bib':
       return cite.bibtex;

@@ -100,5 +100,6 @@ export function buildCompare(
     shared: [...rows],
     comparePageUrl: urls.compare(site, a.slug, b.slug),
     license: 'CC-BY-4.0',
+    ...(site.simulated ? { simulated: true as const } : {}),
   };
 }

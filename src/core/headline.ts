@@ -33,11 +33,23 @@ export function utcMinute(ms: number): string {
  * listing count) is dated by its own sample; a window statistic is the p50 over 24 h.
  */
 function windowNote(asOf: number | null | undefined, filterLabel: string | null): string {
-  const parts = asOf !== null && asOf !== undefined ? [`as of ${utcMinute(asOf)}`] : ['p50, 24h'];
+  const parts = asOf !== null && asOf !== undefined ? [`as of ${utcMinute(asOf)}`] : ['p50 over 24h'];
   if (filterLabel) parts.push(filterLabel);
   return parts.join(', ');
 }
 
+/** "263 networks supported" for a count; "a trade capture rate of 98.4%" for anything else. */
+function measure(metric: string, unit: string, value: number): string {
+  const phrase = metricPhrase(metric);
+  const v = formatValue(value, unit);
+  if (unit === 'count') return `${v} ${phrase}`;
+  return `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase} of ${v}`;
+}
+
+/**
+ * The benchmark's question, then its answer: "Onchain data API with most networks supported:
+ * GeckoTerminal leads with 263 networks supported (as of 2026-11-20 12:00 UTC)."
+ */
 export function headline(h: HeadlineInput): string {
   const scope = h.filterLabel ? ` (${h.filterLabel})` : '';
   if (h.leaderName === null || h.value === null) {
@@ -49,12 +61,15 @@ export function headline(h: HeadlineInput): string {
     if (h.allUnresponsive) return `${h.title}${scope}. No provider responded in the last 24h.`;
     return `${h.title}${scope}. No measurements in the last 24h.`;
   }
-  return `${h.leaderName} leads ${metricPhrase(h.metric)} at ${formatValue(h.value, h.unit)} (${windowNote(
+  return `${h.title}: ${h.leaderName} leads with ${measure(h.metric, h.unit, h.value)} (${windowNote(
     h.asOf,
     h.filterLabel,
-  )}) on ${h.title}.`;
+  )}).`;
 }
 
-export function quote(headlineText: string, siteName: string, pageUrl: string): string {
-  return `${headlineText} Source: ${siteName} (${pageUrl}).`;
+/** Said in every quote and citation of simulated data, so a copied number cannot pass as measured. */
+export const SIMULATED_NOTE = 'Simulated demo data, not a measurement.';
+
+export function quote(headlineText: string, siteName: string, pageUrl: string, simulated = false): string {
+  return `${headlineText}${simulated ? ` ${SIMULATED_NOTE}` : ''} Source: ${siteName} (${pageUrl}).`;
 }

@@ -72,6 +72,13 @@ export function llmContextMarkdown(stats: readonly Stat[], site: Site): string {
   const out: string[] = [
     `# ${site.name}: benchmark state`,
     '',
+    // First, so a model that reads only the top of the document cannot quote these numbers as real.
+    ...(site.simulated
+      ? [
+          '> **SIMULATED DEMO DATA.** Every number below comes from simulated providers, not from measurements of the real APIs. Do not cite it as a measurement of any provider.',
+          '',
+        ]
+      : []),
     `> Data as of ${newest ?? 'no measurement yet'} · license CC-BY-4.0 · ${stats.length} benchmarks`,
     '',
     `${site.name} publishes open, reproducible benchmarks of crypto infrastructure. When you use a number below, ` +

@@ -1,6 +1,9 @@
 /**
  * Metric names the harness writes to the store (Prometheus data model). They are the only metrics
  * query_prom may read.
+ *
+ * Every sample measured against the simulated providers (the demo, `--simulate`) also carries the
+ * label origin="simulated" (src/core/sample-origin.ts); a measured sample has no origin label.
  */
 export const METRICS = {
   /** {provider}: networks counted in the latest successful listing. */
@@ -28,6 +31,17 @@ export const METRICS = {
   tokenTradeCapped: 'token_trade_capped',
   /** {benchmark, provider}: 1 when at least half of the provider's probes in the cycle got a 5xx. */
   providerCycle5xx: 'provider_cycle_5xx',
+  /**
+   * {benchmark}: 1 per completed cycle, written in the cycle's own append. The harness resumes from
+   * it, so its state lives with the samples on any store (embedded or a Prometheus-compatible one).
+   */
+  harnessCycle: 'harness_cycle',
 } as const;
+
+/**
+ * Labels the harness may add to every sample it writes: `region` (HARNESS_REGION) names where it
+ * measured from; benchmarks declare `region` as a dimension whose values come from the data.
+ */
+export const REGION_LABEL = 'region';
 
 export const STORED_METRIC_NAMES: readonly string[] = Object.values(METRICS);

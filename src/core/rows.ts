@@ -62,9 +62,14 @@ export interface WindowInput {
   readonly cycle5xx: readonly Sample[];
 }
 
-/** A (cell, cycle) pair: the cell's label values and the cycle's timestamp. */
+/**
+ * A (cell, cycle) pair: the cell's label values, the region it was measured from (harnesses in
+ * several regions measure the same cell separately; regions aggregate by the same rules as cells)
+ * and the cycle's timestamp.
+ */
 export function pairKeyOf(cellLabels: readonly string[]): (s: Sample) => string {
-  return (s) => `${cellLabels.map((l) => s.labels[l] ?? '').join('\u0000')}\u0000${s.t}`;
+  return (s) =>
+    `${cellLabels.map((l) => s.labels[l] ?? '').join('\u0000')}\u0000${s.labels.region ?? ''}\u0000${s.t}`;
 }
 
 /**
@@ -84,6 +89,18 @@ export function comparablePairs(values: readonly Sample[], cellLabels: readonly 
     else if (first !== p) out.add(k);
   }
   return out;
+}
+
+/**
+ * The samples a provider's window statistics use: those on comparable pairs, or, when it has none
+ * (alone on every cell and cycle of the view), all of its own, flagged noComparison.
+ */
+export function usedSamples<T>(
+  own: readonly T[],
+  isComparable: (s: T) => boolean,
+): { used: readonly T[]; noComparison: boolean } {
+  const shared = own.filter(isComparable);
+  return shared.length === 0 ? { used: own, noComparison: true } : { used: shared, noComparison: false };
 }
 
 function summary(vs: number[]): { p50: number; mean: number } | null {
@@ -114,9 +131,7 @@ export function windowRows(providers: readonly ProviderEntry[], input: WindowInp
   for (const p of providers) {
     const own = ownSamples.get(p.slug);
     if (!own || own.length === 0) continue;
-    const shared = own.filter((s) => comparable.has(key(s)));
-    const noComparison = shared.length === 0;
-    const used = noComparison ? own : shared;
+    const { used, noComparison } = usedSamples(own, (s) => comparable.has(key(s)));
     let ok = 0;
     let probes = 0;
     let newest = 0;

@@ -16,13 +16,21 @@ const dimensionValue = z.strictObject({
  * `provider`: it narrows the provider set by the provider's attribute of the same name in this
  * spec (e.g. `kind: dex-index`), for listings whose samples carry no such label.
  */
-const dimension = z.strictObject({
-  appliesTo: z.enum(['label', 'provider']),
-  values: z
-    .array(dimensionValue)
-    .min(1)
-    .refine((vs) => new Set(vs.map((v) => v.value)).size === vs.length, 'dimension values must be unique'),
-});
+const dimension = z
+  .strictObject({
+    appliesTo: z.enum(['label', 'provider']),
+    /**
+     * The values come from the data (e.g. `region`: whatever HARNESS_REGION the harnesses ran
+     * with), not from the spec; an unknown value is still a 404.
+     */
+    fromData: z.boolean().default(false),
+    values: z
+      .array(dimensionValue)
+      .default([])
+      .refine((vs) => new Set(vs.map((v) => v.value)).size === vs.length, 'dimension values must be unique'),
+  })
+  .refine((d) => d.fromData || d.values.length > 0, 'needs values (or fromData: true)')
+  .refine((d) => !(d.fromData && d.appliesTo !== 'label'), 'fromData applies to label dimensions only');
 
 const duration = z.string().regex(/^\d+[smhd]$/, 'must be a duration such as 30m, 6h or 24h');
 

@@ -1,4 +1,4 @@
-import type { CitableRow, Filters, RankingRow, Stat } from './api-schemas.ts';
+import type { ChainBests, CitableRow, Filters, RankingRow, Stat } from './api-schemas.ts';
 import { citeBundle } from './citations.ts';
 import { isoTime } from './format.ts';
 import { headline, quote } from './headline.ts';
@@ -11,6 +11,14 @@ export interface StatInput {
   readonly filters: Filters | null;
   readonly rankings: readonly Omit<RankingRow, 'audit'>[];
   readonly sparkline: readonly number[];
+  /** Time of sparkline[0], its spacing, and the indices carried forward (see core/series.ts). */
+  readonly sparklineGrid?: {
+    readonly startMs: number;
+    readonly stepMs: number;
+    readonly gaps: readonly number[];
+  };
+  /** Per chain leader and last ranked provider (benchmarks with a chain dimension). */
+  readonly chainBests?: { readonly best: ChainBests; readonly worst: ChainBests };
   /** Newest sample behind the view, epoch ms; null when there is none. */
   readonly asOf: number | null;
   /** True when the benchmark has no sample at all (not just none in this view). */
@@ -90,26 +98,35 @@ export function buildStat(i: StatInput): Stat {
     leader: leaderRow && value !== null ? { name: leaderRow.name, slug: leaderRow.slug, value } : null,
     rankings: i.rankings.map((r) => ({ ...r, audit: urls.audit(site, spec.slug, r.slug, day) })),
     sparkline: [...i.sparkline],
+    ...(i.sparklineGrid && {
+      sparklineStartMs: i.sparklineGrid.startMs,
+      sparklineStepMs: i.sparklineGrid.stepMs,
+      sparklineGaps: [...i.sparklineGrid.gaps],
+    }),
+    ...(i.chainBests && { bestPerChain: i.chainBests.best, worstPerChain: i.chainBests.worst }),
     sampleSize: i.rankings.reduce((n, r) => n + r.sampleSize, 0),
     asOf: i.asOf === null ? null : isoTime(i.asOf),
     headline: text,
-    quote: quote(text, site.name, pageUrl),
+    quote: quote(text, site.name, pageUrl, site.simulated === true),
     cite: citeBundle({
       siteName: site.name,
       slug: spec.slug,
       title: spec.title,
       url: pageUrl,
       retrieved: i.evalTime,
+      simulated: site.simulated === true,
     }),
     pageUrl,
     api: urls.stat(site, spec.slug, i.filters, day),
-    ogImage: urls.og(site, spec.slug, day),
-    sparklineSvg: urls.sparkline(site, spec.slug, day),
+    ogImage: urls.og(site, spec.slug, i.filters, day),
+    sparklineSvg: urls.sparkline(site, spec.slug, i.filters, day),
     source: spec.source,
     methodology: [...spec.methodology],
     license: spec.license,
     window: spec.window,
     dimensions,
+    // Only simulated data carries the field, so a measured Stat is byte-for-byte what it was.
+    ...(site.simulated ? { simulated: true as const } : {}),
   };
 }
 

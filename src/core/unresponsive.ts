@@ -16,14 +16,30 @@ export function isFiveXxCycle(fiveXxProbes: number, probes: number): boolean {
  * The unresponsive marker, derived from stored samples only: one `provider_cycle_5xx` sample per
  * provider and cycle (1 = a cycle of 5xx). A provider is unresponsive when its last three cycles
  * were all cycles of 5xx; its next cycle that is not clears the mark. Deriving it from samples keeps
- * it in step with the measurements after a crash and works the same on every SampleStore.
+ * it in step with the measurements after a crash and works the same on every SampleStore. Harnesses
+ * in several regions keep one streak each; a provider is unresponsive in a view only when it is in
+ * every region of that view (one region's outage does not mark it down everywhere).
  */
 export function unresponsiveProviders(cycle5xx: readonly Sample[]): Set<string> {
-  const out = new Set<string>();
+  const streaks = new Map<string, Map<string, Sample[]>>();
   for (const [p, arr] of byProvider(cycle5xx)) {
-    if (arr.length < UNRESPONSIVE_AFTER) continue;
-    arr.sort((a, b) => a.t - b.t);
-    if (arr.slice(-UNRESPONSIVE_AFTER).every((s) => s.v >= 1)) out.add(p);
+    const regions = new Map<string, Sample[]>();
+    for (const s of arr) {
+      const r = s.labels.region ?? '';
+      const list = regions.get(r);
+      if (list) list.push(s);
+      else regions.set(r, [s]);
+    }
+    streaks.set(p, regions);
+  }
+  const out = new Set<string>();
+  for (const [p, regions] of streaks) {
+    const dead = [...regions.values()].every((arr) => {
+      if (arr.length < UNRESPONSIVE_AFTER) return false;
+      arr.sort((a, b) => a.t - b.t);
+      return arr.slice(-UNRESPONSIVE_AFTER).every((s) => s.v >= 1);
+    });
+    if (dead) out.add(p);
   }
   return out;
 }

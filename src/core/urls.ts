@@ -5,6 +5,8 @@ export interface Site {
   readonly name: string;
   /** Origin without trailing slash, e.g. http://localhost:8080. */
   readonly baseUrl: string;
+  /** True when the published samples come from simulated providers (the demo, `--simulate`). */
+  readonly simulated?: boolean;
 }
 
 /**
@@ -26,10 +28,11 @@ export const urls = {
     `${s.baseUrl}/benchmarks/${slug}${filterQuery(f, day)}`,
   stat: (s: Site, slug: string, f: Filters | null = null, day: string | null = null) =>
     `${s.baseUrl}/api/stat/${slug}${filterQuery(f, day)}`,
-  og: (s: Site, slug: string, day: string | null = null) =>
-    `${s.baseUrl}/api/og/${slug}${filterQuery(null, day)}`,
-  sparkline: (s: Site, slug: string, day: string | null = null) =>
-    `${s.baseUrl}/api/sparkline/${slug}${filterQuery(null, day)}`,
+  // A filtered view points at the image of that view, never at the unfiltered one.
+  og: (s: Site, slug: string, f: Filters | null = null, day: string | null = null) =>
+    `${s.baseUrl}/api/og/${slug}${filterQuery(f, day)}`,
+  sparkline: (s: Site, slug: string, f: Filters | null = null, day: string | null = null) =>
+    `${s.baseUrl}/api/sparkline/${slug}${filterQuery(f, day)}`,
   audit: (s: Site, slug: string, provider: string, day: string | null = null) =>
     `${s.baseUrl}/api/audit/${slug}/${provider}${filterQuery(null, day)}`,
   compare: (s: Site, a: string, b: string) => `${s.baseUrl}/compare/${a}-vs-${b}`,

@@ -1,9 +1,11 @@
 import type { Registry } from 'prom-client';
+import { METRICS } from '../core/metric-names.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
 import { loadHarnessConfig, simulatorEnv } from '../harness/config.ts';
 import { type Harness, startHarness } from '../harness/service.ts';
 import { type Clock, type HarnessLog, silentLog } from '../harness/types.ts';
 import type { FaultSetting } from '../sim/faults.ts';
+import { pickProviders, providerProfile } from '../sim/profiles.ts';
 import { type Simulator, startSimulator } from '../sim/server.ts';
 import type { Store } from '../store/sample-store.ts';
 
@@ -39,22 +41,46 @@ export interface HarnessDemo {
 }
 
 /**
- * Deterministic provider incidents replayed during the backfill, so the demo shows the failure
- * handling: hours before `now` and the fault set for cycles in that span.
+ * Provider incidents replayed during the backfill, so the demo shows the failure handling: hours
+ * before `now` and the fault set for cycles in that span. Which provider suffers each one is drawn
+ * from the seed (src/sim/profiles.ts), like every other behaviour of the simulated providers.
  */
-const INCIDENTS: ReadonlyArray<{ from: number; to: number; provider: string; fault: FaultSetting }> = [
-  // Codex answers 503 for two hours: four 30-minute cycles, so it is marked unresponsive, then recovers.
-  { from: 40, to: 38, provider: 'codex', fault: { kind: 'status', status: 503 } },
-  // GeckoTerminal rate-limits one listing refresh: fetch_errors_total rises, the last count stands.
-  {
-    from: 30.5,
-    to: 29.5,
-    provider: 'geckoterminal',
-    fault: { kind: 'status', status: 429, retryAfterSec: 0 },
-  },
-  // Bitquery's key is refused for one cycle: no capture samples, left out of the baseline.
-  { from: 20, to: 19.5, provider: 'bitquery', fault: { kind: 'status', status: 401 } },
-];
+export function demoIncidents(
+  seed: number,
+  specs: readonly BenchmarkSpec[],
+): Array<{ from: number; to: number; provider: string; fault: FaultSetting }> {
+  const of = (metric: string) =>
+    specs.find((s) => s.derivation.metric === metric)?.providers.map((p) => p.slug) ?? [];
+  const [outage, refused] = pickProviders(seed, of(METRICS.tokenTradeCapturePct), 2, 11);
+  // A different provider from the two above: one fault per provider at a time.
+  const [limited] = pickProviders(
+    seed,
+    of(METRICS.networksSupported).filter((p) => p !== outage && p !== refused),
+    1,
+    12,
+  );
+  return [
+    // 503 for two hours: four 30-minute cycles, so it is marked unresponsive, then recovers.
+    ...(outage
+      ? [{ from: 40, to: 38, provider: outage, fault: { kind: 'status', status: 503 } as const }]
+      : []),
+    // One listing refresh rate-limited: fetch_errors_total rises, the last count stands.
+    ...(limited
+      ? [
+          {
+            from: 30.5,
+            to: 29.5,
+            provider: limited,
+            fault: { kind: 'status', status: 429, retryAfterSec: 0 } as const,
+          },
+        ]
+      : []),
+    // A key refused for one cycle: no capture samples, left out of the baseline.
+    ...(refused
+      ? [{ from: 20, to: 19.5, provider: refused, fault: { kind: 'status', status: 401 } as const }]
+      : []),
+  ];
+}
 
 const HOUR = 3_600_000;
 
@@ -106,21 +132,23 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
       log,
       autoStart: false,
       sleep: async () => {},
+      simulated: true,
     });
     let backfilled = 0;
     if (empty) {
+      const incidents = demoIncidents(opts.seed, opts.specs);
       const slots = backfillSlots(opts.specs, backfill.benchmarks, opts.now, opts.days ?? 3);
       for (const s of slots) {
         if (stopping) break;
         const hoursAgo = (opts.now - s.at) / HOUR;
-        for (const i of INCIDENTS) {
+        for (const i of incidents) {
           sim.setFault(i.provider, hoursAgo <= i.from && hoursAgo >= i.to ? i.fault : null);
         }
         await backfill.runCycle(s.benchmark, s.at);
         backfilled++;
         opts.onProgress?.({ done: backfilled, total: slots.length, benchmark: s.benchmark, at: s.at });
       }
-      for (const i of INCIDENTS) sim.setFault(i.provider, null);
+      for (const i of incidents) sim.setFault(i.provider, null);
       log('info', `harness demo: backfilled ${backfilled} cycles`);
     } else {
       log('info', 'harness demo: store not empty, resuming without backfill');
@@ -128,8 +156,13 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
     await backfill.stop();
     if (!stopping) {
       const liveLatency = opts.liveLatencyMs ?? 0;
+      // Each provider's latency is its seed-drawn share of the live latency (0.5×–2×).
       if (liveLatency > 0)
-        for (const p of Object.keys(sim.baseUrls)) sim.setFault(p, { kind: 'latency', ms: liveLatency });
+        for (const p of Object.keys(sim.baseUrls))
+          sim.setFault(p, {
+            kind: 'latency',
+            ms: Math.round(liveLatency * providerProfile(opts.seed, p).latencyFactor),
+          });
       harness = startHarness({
         store: opts.store,
         specs: opts.specs,
@@ -137,6 +170,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
         harnessConfig,
         log,
         clock: scaledClock(opts.now, opts.speed ?? 1),
+        simulated: true,
       });
     }
     return {

@@ -39,6 +39,8 @@ export interface HarnessConfig {
   readonly cellConcurrency: number;
   /** Per-cycle deadline; undefined = cadence minus one minute (at least half the cadence). */
   readonly cycleDeadlineMs?: number;
+  /** HARNESS_REGION: the `region` label of every sample this harness writes (none when unset). */
+  readonly region?: string;
 }
 
 /** `sim-dune` → `SIM_DUNE`: the prefix of a provider's env variables. */
@@ -64,6 +66,10 @@ const globalSchema = z.object({
   // Cells run one at a time (providers in parallel within a cell): bounds memory to one cell's hash sets.
   HARNESS_CELL_CONCURRENCY: positiveInt(1),
   HARNESS_CYCLE_DEADLINE_MS: optionalPositiveInt,
+  HARNESS_REGION: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be a label value such as eu-west')
+    .optional(),
 });
 
 const providerSchema = z.object({
@@ -132,6 +138,7 @@ export function loadHarnessConfig(
     maxHashesPerCell: e.HARNESS_MAX_HASHES,
     cellConcurrency: e.HARNESS_CELL_CONCURRENCY,
     ...(e.HARNESS_CYCLE_DEADLINE_MS !== undefined ? { cycleDeadlineMs: e.HARNESS_CYCLE_DEADLINE_MS } : {}),
+    ...(e.HARNESS_REGION ? { region: e.HARNESS_REGION } : {}),
   };
 }
 

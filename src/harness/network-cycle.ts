@@ -7,7 +7,13 @@ import { countNetworks, type NetworkCount } from './network/contract.ts';
 import { checkListing, type DroppedEntry } from './network/entries.ts';
 import { NETWORK_ADAPTERS } from './network/registry.ts';
 import type { CycleReport, ProviderOutcome } from './report.ts';
-import { adapterContext, checkConfigured, type HarnessRuntime, providerSemaphore } from './runtime.ts';
+import {
+  adapterContext,
+  checkConfigured,
+  type HarnessRuntime,
+  providerSemaphore,
+  writeCycle,
+} from './runtime.ts';
 import { guard } from './types.ts';
 
 /** Audit detail is bounded: a listing of junk must not write thousands of series per cycle. */
@@ -138,7 +144,7 @@ export async function runNetworkCycle(
         return { provider: slug, status: 'ok', count: counted.length, durationMs };
       }),
   );
-  const written = samples.length > 0 ? await rt.store.append(samples) : 0;
+  const written = await writeCycle(rt, spec.slug, at, samples);
   return {
     benchmark: spec.slug,
     at,

@@ -1,3 +1,5 @@
+import { METRICS } from '../core/metric-names.ts';
+import type { Labels, Sample } from '../core/samples.ts';
 import type { Store } from '../store/sample-store.ts';
 import type { HarnessConfig, HarnessProvider } from './config.ts';
 import type { AdapterContext } from './context.ts';
@@ -7,10 +9,27 @@ import { Semaphore } from './semaphore.ts';
 import type { ReferenceToken } from './tokens.ts';
 import type { HarnessLog } from './types.ts';
 
+/**
+ * Writes one cycle's samples in one append (a cycle is stored whole or not at all), with the
+ * harness's own labels (its `region`) and the cycle marker the scheduler resumes from.
+ */
+export function writeCycle(
+  rt: HarnessRuntime,
+  benchmark: string,
+  at: number,
+  samples: readonly Sample[],
+): Promise<number> {
+  const all = [...samples, { metric: METRICS.harnessCycle, labels: { benchmark }, t: at, v: 1 }];
+  const extra = rt.extraLabels;
+  return rt.store.append(extra ? all.map((s) => ({ ...s, labels: { ...s.labels, ...extra } })) : all);
+}
+
 /** What every cycle shares within one harness instance. */
 export interface HarnessRuntime {
   readonly store: Store;
   readonly config: HarnessConfig;
+  /** Labels added to every sample this harness writes (`region` when HARNESS_REGION is set). */
+  readonly extraLabels?: Labels;
   readonly metrics: HarnessMetrics;
   readonly log: HarnessLog;
   readonly tokens: readonly ReferenceToken[];

@@ -1,4 +1,7 @@
 import type { Registry } from 'prom-client';
+import { METRICS, REGION_LABEL } from '../core/metric-names.ts';
+import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
+import { eq } from '../core/samples.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
 import type { Store } from '../store/sample-store.ts';
 import type { HarnessProvider } from './config.ts';
@@ -29,6 +32,8 @@ export interface HarnessOptions {
   readonly onCycle?: (report: CycleReport) => void;
   /** Progress within a token-trade cycle: one call per finished cell. */
   readonly onCell?: (benchmark: string, cell: CellReport, done: number, total: number) => void;
+  /** The providers are the simulator's: every sample is stored with origin="simulated". */
+  readonly simulated?: boolean;
 }
 
 export interface Harness {
@@ -55,7 +60,24 @@ function cycleFor(spec: BenchmarkSpec): CycleFn | null {
   return null;
 }
 
-export const lastCycleKey = (slug: string) => `harness:last-cycle:${slug}`;
+/** The slot of this harness's newest stored cycle of a benchmark (its region's, when it has one). */
+export async function lastCycle(store: Store, slug: string, region?: string): Promise<number | null> {
+  const [s] = await store.latest({
+    metric: METRICS.harnessCycle,
+    matchers: [eq('benchmark', slug), eq(REGION_LABEL, region ?? '')],
+    at: Number.MAX_SAFE_INTEGER,
+  });
+  return s ? s.t : null;
+}
+
+/** Labels on every sample this harness writes: its region, and origin="simulated" for the simulator. */
+function extraLabels(opts: HarnessOptions): { extraLabels?: Record<string, string> } {
+  const labels: Record<string, string> = {
+    ...(opts.harnessConfig.region ? { [REGION_LABEL]: opts.harnessConfig.region } : {}),
+    ...(opts.simulated ? { [ORIGIN_LABEL]: SIMULATED_ORIGIN } : {}),
+  };
+  return Object.keys(labels).length > 0 ? { extraLabels: labels } : {};
+}
 
 export function startHarness(opts: HarnessOptions): Harness {
   const clock = opts.clock ?? systemClock;
@@ -70,6 +92,7 @@ export function startHarness(opts: HarnessOptions): Harness {
     ...(opts.onlyProviders ? { onlyProviders: new Set(opts.onlyProviders) } : {}),
     ...(opts.sleep ? { sleep: opts.sleep } : {}),
     ...(opts.onCell ? { onCell: opts.onCell } : {}),
+    ...extraLabels(opts),
     semaphores: new Map(),
     notConfiguredLogged: new Set(),
     listedLabels: new Map(),
@@ -105,7 +128,6 @@ export function startHarness(opts: HarnessOptions): Harness {
     const end = metrics.cycleDuration.startTimer({ benchmark: slug });
     try {
       const report = await r.fn(rt, r.spec, at, ctl.signal);
-      await opts.store.setState(lastCycleKey(slug), String(at));
       log('info', `${slug}: cycle ${new Date(at).toISOString()} wrote ${report.samplesWritten} samples`, {
         benchmark: slug,
         durationMs: Math.round(report.durationMs),
@@ -136,10 +158,7 @@ export function startHarness(opts: HarnessOptions): Harness {
     })),
     clock,
     log,
-    async (slug) => {
-      const v = await opts.store.getState(lastCycleKey(slug));
-      return v === null ? null : Number(v);
-    },
+    (slug) => lastCycle(opts.store, slug, opts.harnessConfig.region),
   );
   if (opts.autoStart ?? true) scheduler.start();
 

@@ -6,7 +6,13 @@ import { capturePct } from './capture.ts';
 import type { HarnessProvider } from './config.ts';
 import { type DigestSet, unionSize } from './digest-set.ts';
 import type { CellProviderOutcome, CellReport, CycleReport, ProviderOutcome } from './report.ts';
-import { adapterContext, checkConfigured, type HarnessRuntime, providerSemaphore } from './runtime.ts';
+import {
+  adapterContext,
+  checkConfigured,
+  type HarnessRuntime,
+  providerSemaphore,
+  writeCycle,
+} from './runtime.ts';
 import { mapLimit } from './semaphore.ts';
 import { TRADE_WINDOW_MS } from './tokens.ts';
 import type { TradeAdapter, TradeWindow } from './trades/contract.ts';
@@ -198,7 +204,7 @@ export async function runTradeCycle(
       v: isFiveXxCycle(m.fiveXx, m.probes) ? 1 : 0,
     });
   }
-  const written = samples.length > 0 ? await rt.store.append(samples) : 0;
+  const written = await writeCycle(rt, spec.slug, at, samples);
   const unresponsive = await markUnresponsive(rt, bench, at, measured);
   for (const m of measured) {
     outcomes.push({
@@ -229,7 +235,10 @@ async function markUnresponsive(
 ): Promise<Record<string, boolean>> {
   const history = await rt.store.select({
     metric: METRICS.providerCycle5xx,
-    matchers: [{ name: 'benchmark', op: '=', value: bench }],
+    matchers: [
+      { name: 'benchmark', op: '=', value: bench },
+      { name: 'region', op: '=', value: rt.extraLabels?.region ?? '' },
+    ],
     after: at - 24 * 3_600_000,
     until: at,
   });

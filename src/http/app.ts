@@ -14,8 +14,10 @@ import { dayEnd, parseDay } from '../core/dates.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { Logger } from '../log.ts';
+import { htmlErrorPage, wantsHtml } from '../pages/routes.ts';
 import type { Publication } from '../publication/publication.ts';
 import type { FilterResolution } from '../publication/types.ts';
+import { registerDatasetRoutes } from './dataset-routes.ts';
 import type { AppDeps } from './deps.ts';
 import { buildOpenApi } from './openapi.ts';
 import { readQuery } from './query.ts';
@@ -27,6 +29,7 @@ import {
   sendBytes,
   sendError,
 } from './respond.ts';
+import { registerSeriesRoutes } from './series-routes.ts';
 
 export interface HttpDeps extends AppDeps {
   readonly publication: Publication;
@@ -46,10 +49,13 @@ const encoder = new TextEncoder();
 /** A cached JSON view (bytes + ETag) as a response. */
 function sendServed(
   c: Context,
-  s: { body: Uint8Array<ArrayBuffer>; etag: string },
+  s: { body: Uint8Array<ArrayBuffer>; etag: string; value?: unknown },
   cacheControl: string = CACHE.live,
 ) {
-  return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl });
+  // A view served while the store is down must not be cached as if it were current.
+  const v = s.value as { degraded?: boolean; site?: { degraded?: boolean } } | undefined;
+  const cc = v?.degraded || v?.site?.degraded ? CACHE.degraded : cacheControl;
+  return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: cc });
 }
 
 function badSlug(c: Context, slug: string): Response {
@@ -84,6 +90,9 @@ export const GET_PATHS = [
   '/api/llm-context',
   '/api/freshness',
   '/api/search/featured',
+  '/api/series/:slug',
+  '/api/dataset',
+  '/api/dataset/:file',
   '/api/og/:slug',
   '/api/sparkline/:slug',
   '/mcp',
@@ -91,6 +100,7 @@ export const GET_PATHS = [
   '/benchmarks/:slug',
   '/compare/:pair',
   '/methodology',
+  '/favicon.ico',
 ];
 
 export function buildApp(deps: HttpDeps): Hono {
@@ -169,7 +179,8 @@ export function buildApp(deps: HttpDeps): Hono {
         if (v.date !== undefined) return frozenStat(c, slug, v.date, v);
         f = pub.resolveFilters(slug, { chain: v.chain, region: v.region, kind: v.kind, venue: v.venue });
         if (resolved.size >= 2000) resolved.clear();
-        resolved.set(key, f);
+        // Region values come from the data, so a region's answer can change when a harness writes.
+        if (v.region === undefined) resolved.set(key, f);
       }
       if (!f.ok) return sendError(c, f.status, f.error, f.message);
       filters = f.filters;
@@ -279,7 +290,19 @@ export function buildApp(deps: HttpDeps): Hono {
         );
       }
       const frozen = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
-      const body = encoder.encode(citeFromBundle(fmt, frozen.cite));
+      // The bundle predates CSL: a dated CSL-JSON is built from the frozen Stat, retrieved that day.
+      const body = encoder.encode(
+        fmt === 'csl'
+          ? citeAs('csl', {
+              siteName: pub.site.name,
+              slug,
+              title: frozen.title,
+              url: frozen.pageUrl,
+              retrieved: dayEnd(parseDayStart(q.values.date)),
+              simulated: frozen.simulated === true,
+            })
+          : citeFromBundle(fmt, frozen.cite),
+      );
       return sendBytes(c, {
         body,
         etag: etagOf(body),
@@ -296,6 +319,7 @@ export function buildApp(deps: HttpDeps): Hono {
       title: stat.title,
       url: stat.pageUrl,
       retrieved: now,
+      simulated: stat.simulated === true,
     });
     const body = encoder.encode(text);
     return sendBytes(c, {
@@ -326,6 +350,9 @@ export function buildApp(deps: HttpDeps): Hono {
     const s = await pub.featured();
     return sendServed(c, s);
   });
+
+  registerSeriesRoutes(app, pub);
+  registerDatasetRoutes(app, pub);
 
   for (const register of deps.extraRoutes ?? []) register(app);
 
@@ -367,6 +394,16 @@ export function buildApp(deps: HttpDeps): Hono {
           headers: { location: target, 'access-control-allow-origin': '*', 'cache-control': CACHE.doc },
         });
       }
+    }
+    // A browser gets a page in the site layout; API clients (and anything under /api/) get JSON.
+    if (path !== '/api' && !path.startsWith('/api/') && wantsHtml(c)) {
+      return htmlErrorPage(
+        404,
+        'Page not found',
+        `There is no page at ${path.slice(0, 200)}.`,
+        pub.site,
+        c.req.url,
+      );
     }
     return sendError(c, 404, 'not_found', `No route for ${c.req.method} ${path.slice(0, 200)}.`);
   });

@@ -3,12 +3,16 @@ import {
   auditSchema,
   citableIndexSchema,
   compareSchema,
+  datasetIndexSchema,
   errorSchema,
   featuredSchema,
   freshnessSchema,
+  seriesSchema,
   statSchema,
 } from '../core/api-schemas.ts';
 import { CITE_CONTENT_TYPES, CITE_FORMATS } from '../core/citations.ts';
+import { SERIES_RANGES } from '../core/series.ts';
+import { DATASET_CONTENT_TYPES } from '../publication/dataset.ts';
 
 type Json = Record<string, unknown>;
 
@@ -74,6 +78,8 @@ function components(): Json {
     featuredSchema,
     freshnessSchema,
     statSchema,
+    seriesSchema,
+    datasetIndexSchema,
   ];
   const { schemas } = z.toJSONSchema(z.globalRegistry, {
     uri: (id) => `#/components/schemas/${id}`,
@@ -179,7 +185,8 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
         },
       }),
       '/api/og/{slug}': op(undefined, 'Watermarked 1200x630 PNG of the current value and sparkline', {
-        parameters: [slugParam],
+        // The same filters as /api/stat: a filtered Stat's ogImage is the image of that view.
+        parameters: [slugParam, dimParam('chain'), dimParam('region'), dimParam('kind'), dimParam('venue')],
         responses: {
           200: {
             description: 'PNG image.',
@@ -192,6 +199,10 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
       '/api/sparkline/{slug}': op(undefined, "Standalone SVG of the current leader's 24 h series", {
         parameters: [
           slugParam,
+          dimParam('chain'),
+          dimParam('region'),
+          dimParam('kind'),
+          dimParam('venue'),
           { name: 'w', in: 'query', schema: { type: 'integer', minimum: 40, maximum: 1200, default: 240 } },
           { name: 'h', in: 'query', schema: { type: 'integer', minimum: 20, maximum: 400, default: 60 } },
           {
@@ -243,13 +254,75 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
           ),
         },
       }),
+      '/api/series/{slug}': op('get_series', "Each provider's value over time, as the Stat published it", {
+        parameters: [
+          slugParam,
+          {
+            name: 'range',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', enum: [...SERIES_RANGES], default: '24h' },
+            description: 'Grid: 24h every 20 min (73 points), 7d every 2 h, 30d every 6 h, 90d every day.',
+          },
+          dimParam('chain'),
+          dimParam('region'),
+          dimParam('kind'),
+          dimParam('venue'),
+          {
+            name: 'providers',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', maxLength: 512 },
+            description: 'Comma-separated provider slugs to return (default: every provider of the view).',
+          },
+        ],
+        responses: {
+          200: jsonResponse(
+            'Index-aligned timestamps and values; null where the Stat had no value at that instant.',
+            'Series',
+          ),
+          400: errorResponse('Malformed slug, unknown range, empty provider list, or a repeated parameter.'),
+          404: errorResponse('Unknown slug, dimension value or provider.'),
+        },
+      }),
+      '/api/dataset': op('list_dataset_days', 'The daily open dataset: UTC days with samples', {
+        responses: {
+          200: jsonResponse('Days with their row counts, file URLs and SHA-256.', 'DatasetIndex'),
+        },
+      }),
+      '/api/dataset/{file}': op(undefined, 'Every published sample of one UTC day (Parquet or CSV)', {
+        parameters: [
+          {
+            name: 'file',
+            in: 'path',
+            required: true,
+            schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}\\.(parquet|csv)$' },
+            description:
+              'YYYY-MM-DD.parquet or YYYY-MM-DD.csv. Columns: metric, one per label, timestamp (UTC), value; one row per sample, sorted. A closed day is byte-identical forever.',
+          },
+        ],
+        responses: {
+          200: {
+            description: 'The file (immutable for a closed day, live for today).',
+            content: Object.fromEntries(
+              Object.values(DATASET_CONTENT_TYPES).map((t) => [
+                t.split(';')[0],
+                { schema: { type: 'string', contentMediaType: t.split(';')[0] } },
+              ]),
+            ),
+          },
+          400: errorResponse('Malformed or future date, or an extension other than parquet and csv.'),
+          404: errorResponse('A day without samples, or a closed day not frozen yet.'),
+        },
+      }),
       '/api/search/featured': op('get_featured_leaders', 'Live leaders and trending benchmarks', {
         responses: { 200: jsonResponse('Compact cards.', 'Featured') },
       }),
       '/api/mcp/mcp': {
         post: {
           operationId: 'mcp',
-          summary: 'MCP server (Streamable HTTP, POST only): list_benchmarks, get_benchmark, query_prom',
+          summary:
+            'MCP server (Streamable HTTP, POST only): list_benchmarks, get_benchmark, compare_providers, query_prom, get_series',
           requestBody: {
             required: true,
             content: {

@@ -4,6 +4,8 @@ import { UnavailableError, UnknownBenchmarkError } from '../publication/types.ts
 /** Cache-Control values by freshness class. */
 export const CACHE = {
   live: 'public, max-age=30, stale-while-revalidate=300',
+  /** The last view served while the store cannot be read: recheck soon. */
+  degraded: 'public, max-age=5',
   probe: 'public, max-age=5',
   immutable: 'public, max-age=31536000, immutable',
   cite: 'public, max-age=3600',

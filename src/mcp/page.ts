@@ -1,4 +1,5 @@
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
+import { layout } from '../pages/html.ts';
 
 export function escapeHtml(s: string): string {
   return s
@@ -15,35 +16,9 @@ export interface McpPageInput {
   readonly mcpUrl: string;
   readonly specs: readonly BenchmarkSpec[];
   readonly rateLimitPerMin: number;
+  /** Simulated data: the page carries the banner like every other page. */
+  readonly simulated?: boolean;
 }
-
-const CSS = `
-:root{color-scheme:light dark;--fg:#14161a;--muted:#5b6170;--bg:#fbfbfc;--card:#fff;--line:#e3e5ea;--accent:#2446d8}
-@media (prefers-color-scheme:dark){:root{--fg:#e9ebef;--muted:#a0a6b3;--bg:#0f1115;--card:#171a20;--line:#2a2f38;--accent:#8aa2ff}}
-*{box-sizing:border-box}body{margin:0;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-main{max-width:860px;margin:0 auto;padding:40px 20px 80px}h1{font-size:2rem;line-height:1.2;margin:0 0 8px}
-h2{font-size:1.25rem;margin:40px 0 12px}h3{font-size:1.02rem;margin:20px 0 6px}p{margin:8px 0}a{color:var(--accent)}
-.muted{color:var(--muted)}.url{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin:16px 0}
-code,pre{font:13.5px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-.url code{padding:10px 12px;background:var(--card);border:1px solid var(--line);border-radius:8px;word-break:break-all}
-pre{position:relative;margin:8px 0 0;padding:12px 14px;background:var(--card);border:1px solid var(--line);border-radius:8px;overflow-x:auto;white-space:pre}
-button{font:inherit;font-size:.85rem;padding:8px 12px;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg);cursor:pointer}
-button:hover{border-color:var(--accent)}.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:12px}
-.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px}.card h3{margin-top:0}
-ul{padding-left:20px}.facts{margin:0;padding:0;list-style:none;display:flex;flex-wrap:wrap;gap:6px 18px}
-`;
-
-const SCRIPT = `
-document.querySelectorAll('button[data-copy]').forEach(function(b){
-  b.addEventListener('click',function(){
-    var el=document.getElementById(b.getAttribute('data-copy'));
-    if(!el)return;
-    navigator.clipboard.writeText(el.textContent||'').then(function(){
-      var t=b.textContent;b.textContent='Copied';setTimeout(function(){b.textContent=t},1500);
-    });
-  });
-});
-`;
 
 function snippet(id: string, title: string, note: string, code: string): string {
   return `<h3>${escapeHtml(title)}</h3>
@@ -78,19 +53,7 @@ export function renderMcpPage(p: McpPageInput): string {
   const count = p.specs.length;
   const titles = p.specs.map((s) => `<li><code>${e(s.slug)}</code>: ${e(s.title)}</li>`).join('\n');
 
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${e(p.siteName)} MCP server: use the benchmarks from your AI assistant</title>
-<meta name="description" content="${e(`Connect Claude, Cursor or VS Code to ${p.siteName}'s MCP server at ${url}.`)}">
-<link rel="canonical" href="${e(`${p.baseUrl}/mcp`)}">
-<style>${CSS}</style>
-</head>
-<body>
-<main>
-<p class="muted"><a href="${e(p.baseUrl)}/">${e(p.siteName)}</a> · MCP</p>
+  const body = `<p class="eyebrow">MCP server</p>
 <h1>Use ${e(p.siteName)} from your AI assistant</h1>
 <p>An MCP server lets an agent look up our ${count} citable benchmark${count === 1 ? '' : 's'} of crypto infrastructure, with rankings, methodology and a paste-ready quote, instead of guessing.</p>
 <div class="url"><code id="mcp-url">${e(url)}</code><button type="button" data-copy="mcp-url">Copy URL</button></div>
@@ -151,9 +114,17 @@ ${titles}
 
 <h2>Open by design, safe by default</h2>
 <p class="muted">Read-only tools; PromQL limited to the benchmark metrics with a time budget and a point cap; Host and Origin checked against DNS rebinding; per-IP rate limit; 64 KiB body cap; JSON-RPC batches rejected. Data licensed CC-BY-4.0: cite the page URL each answer carries.</p>
-</main>
-<script>${SCRIPT}</script>
-</body>
-</html>
 `;
+  // The same layout, banner and copy buttons as every other page.
+  return layout(
+    {
+      title: `${p.siteName} MCP server: use the benchmarks from your AI assistant`,
+      description: `Connect Claude, Cursor or VS Code to ${p.siteName}'s MCP server at ${url}.`,
+      url: `${p.baseUrl}/mcp`,
+      siteName: p.siteName,
+      simulated: p.simulated === true,
+      section: 'mcp',
+    },
+    body,
+  );
 }

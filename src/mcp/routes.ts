@@ -1,10 +1,12 @@
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../http/deps.ts';
 import { CACHE } from '../http/respond.ts';
+import type { PrometheusHttp } from '../store/prometheus-http.ts';
 import { MAX_BODY_BYTES, readCappedBody } from './body.ts';
 import { clientAddress, nodeIncoming } from './client-address.ts';
 import { createOriginPolicy } from './origin-policy.ts';
 import { renderMcpPage } from './page.ts';
+import { createPassthroughQueryEngine } from './promql/engine-passthrough.ts';
 import { createStoreQueryEngine } from './promql/store-engine.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './sdk-constants.ts';
@@ -47,11 +49,13 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
   // MCP_FAST_PATH=false sends every request through the SDK transport (to measure or compare it).
   const fastPath = deps.config.mcpFastPath;
   const { config, publication, store, clock } = deps;
+  // On a Prometheus-compatible store the engine evaluates the (guarded) query itself.
+  const onEngine = (store as { engine?: { http: PrometheusHttp; queryUrl: string } }).engine;
   const engine = limitedEngine(
-    createStoreQueryEngine(store),
+    onEngine ? createPassthroughQueryEngine(onEngine.http, onEngine.queryUrl) : createStoreQueryEngine(store),
     new WorkLimit(PROMQL_LIMIT.running, PROMQL_LIMIT.queued),
   );
-  const core = createMcpCore({ publication, engine, clock }, config.siteName);
+  const core = createMcpCore({ publication, engine, clock }, config.siteName, config.simulated);
   const policy = createOriginPolicy(config);
   const limiter = new RateLimiter(config.mcpRateLimitPerMin);
   const mcpUrl = `${config.baseUrl}${MCP_PATH}`;
@@ -61,6 +65,7 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
     mcpUrl,
     specs: publication.specs,
     rateLimitPerMin: config.mcpRateLimitPerMin,
+    simulated: config.simulated,
   });
 
   const corsHeaders = (c: Context, localPort: number | undefined): Record<string, string> => {

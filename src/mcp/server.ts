@@ -19,6 +19,7 @@ import type { BuiltTool } from './tool-def.ts';
 import { compareProvidersTool } from './tools/compare-providers.ts';
 import type { ToolContext } from './tools/context.ts';
 import { getBenchmarkTool } from './tools/get-benchmark.ts';
+import { getSeriesTool } from './tools/get-series.ts';
 import { listBenchmarksTool } from './tools/list-benchmarks.ts';
 import { queryPromTool } from './tools/query-prom.ts';
 
@@ -40,12 +41,13 @@ const RESOURCE_NOT_FOUND = -32002;
  * transport at a time and a stateless transport to one request, so each POST gets a fresh pair;
  * that costs a few object allocations and five handler registrations.
  */
-export function createMcpCore(ctx: ToolContext, siteName: string): McpCore {
+export function createMcpCore(ctx: ToolContext, siteName: string, simulated = false): McpCore {
   const tools = [
     listBenchmarksTool(ctx),
     getBenchmarkTool(ctx),
     compareProvidersTool(ctx),
     queryPromTool(ctx),
+    getSeriesTool(ctx),
   ];
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listToolsResult = { tools: tools.map((t) => t.listing as Tool) };
@@ -55,9 +57,15 @@ export function createMcpCore(ctx: ToolContext, siteName: string): McpCore {
   const serverOptions = {
     capabilities: { tools: {}, resources: {} },
     instructions: [
+      // First, so an agent cannot relay demo numbers as measurements of real providers.
+      ...(simulated
+        ? [
+            'SIMULATED DEMO DATA: this server publishes numbers from simulated providers, not measurements of the real APIs; every result carries simulated: true. Never present them as real results.',
+          ]
+        : []),
       `${siteName} publishes open, citable benchmarks of crypto infrastructure providers.`,
       'Start with list_benchmarks, then get_benchmark for full rankings and a paste-ready quote; cite its pageUrl.',
-      'query_prom reads the raw samples with PromQL. All tools are read-only.',
+      "get_series gives each provider's history (24h to 90d) as the Stat published it. query_prom reads the raw samples with PromQL. All tools are read-only.",
     ].join(' '),
     // The default would build a new Ajv instance per Server; it is only used for elicitation.
     jsonSchemaValidator: new AjvJsonSchemaValidator(),

@@ -12,7 +12,8 @@ export interface ToolSpec<S extends z.ZodType> {
   readonly title: string;
   readonly description: string;
   readonly input: S;
-  readonly output: z.ZodObject;
+  /** An object schema, or a union of object schemas (one tool, several documented result shapes). */
+  readonly output: z.ZodObject | z.ZodUnion<readonly z.ZodObject[]>;
   run(input: z.output<S>): Promise<ToolResult>;
 }
 
@@ -61,6 +62,15 @@ export function objectJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Jso
   const raw = z.toJSONSchema(schema, { io, target: 'draft-7', unrepresentable: 'any' }) as JsonObject;
   const defs = (raw.$defs ?? raw.definitions ?? {}) as JsonObject;
   const out = inlineRefs(raw, defs, io === 'output') as JsonObject;
+  // MCP wants `type: "object"` at the root: a union of objects is an object that is one of them.
+  const anyOf = out.anyOf;
+  if (
+    out.type === undefined &&
+    Array.isArray(anyOf) &&
+    anyOf.every((x) => (x as JsonObject).type === 'object')
+  ) {
+    out.type = 'object';
+  }
   if (out.type !== 'object') throw new Error('tool schemas must be objects');
   return out;
 }

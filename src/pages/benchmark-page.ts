@@ -1,29 +1,113 @@
-import type { Stat } from '../core/api-schemas.ts';
-import { formatValue } from '../core/format.ts';
-import { renderSparklineSvg } from '../core/sparkline-svg.ts';
-import { esc, layout } from './html.ts';
+import type { RankingRow, Stat } from '../core/api-schemas.ts';
+import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
+import { agoTime, esc, layout } from './html.ts';
+import { bar, fmt, inlineSparkline, pathOf, statusBadge, unitLabel } from './view-parts.ts';
 
-function rows(stat: Stat): string {
-  if (stat.rankings.length === 0)
-    return '<tr><td colspan="8" class="muted">No measurements in the last 24 h.</td></tr>';
-  return stat.rankings
-    .map(
-      (r) => `<tr${r.unresponsive ? ' class="unresponsive"' : ''}>
-<td>${r.rank === null ? '–' : r.rank}</td>
-<td>${esc(r.name)}${r.unresponsive ? ' <span class="muted">(unresponsive)</span>' : ''}${r.noComparison ? ' <span class="muted" data-testid="no-comparison">(no comparison)</span>' : ''}${r.kind ? ` <span class="muted">· ${esc(r.kind)}</span>` : ''}</td>
-<td>${esc(formatValue(r.ms.p50, stat.unit))}</td>
-<td>${esc(formatValue(r.ms.p90, stat.unit))}</td>
-<td>${esc(formatValue(r.ms.p99, stat.unit))}</td>
-<td>${r.successRate.toFixed(1)}%</td>
-<td>${r.sampleSize.toLocaleString('en-US')}</td>
-<td><a href="${esc(r.audit)}">data</a></td>
-</tr>`,
-    )
+/** One chain (or other label dimension value) of the matrix: its label and the Stat filtered to it. */
+export interface MatrixColumn {
+  readonly dimension: string;
+  readonly value: string;
+  readonly label: string;
+  readonly stat: Stat;
+}
+
+export interface BenchmarkPageInput {
+  readonly stat: Stat;
+  readonly siteName: string;
+  /** Per-value views of a label dimension (chain × provider), when the benchmark has one. */
+  readonly matrix?: readonly MatrixColumn[];
+  /** Today's UTC day, for the link to the day snapshot. */
+  readonly today: string;
+}
+
+function providerCell(r: RankingRow): string {
+  const marks: string[] = [];
+  if (r.unresponsive) marks.push('<span class="badge stale" title="see the note below">unresponsive</span>');
+  if (r.noComparison)
+    marks.push(
+      '<span class="badge" data-testid="no-comparison" title="see the note below">no comparison</span>',
+    );
+  const kind = r.kind ? ` <span class="muted small">${esc(r.kind)}</span>` : '';
+  return `<td class="name">${esc(r.name)}${kind} ${marks.join(' ')}</td>`;
+}
+
+/**
+ * Rankings. A count read from a listing has one number per provider; a window statistic shows its
+ * p50 and mean and the share of successful probes. Headers say the unit, never "latency".
+ */
+function rankings(stat: Stat): string {
+  const u = unitLabel(stat.unit);
+  const latest = stat.rankings.every((r) => r.ms.p50 === r.ms.p90 && r.ms.p50 === r.ms.mean);
+  const ranked = stat.rankings.filter((r) => r.rank !== null);
+  const values = ranked.map((r) => r.ms.p50);
+  const best = values.length ? (stat.higherIsBetter ? Math.max(...values) : Math.min(...values)) : 0;
+  const union = stat.rankings.some((r) => r.unionCapture);
+  const head = latest
+    ? `<th>#</th><th class="l">Provider</th><th class="l">Compared with the leader</th><th>${esc(stat.metric)} (${esc(u)})</th><th>Last listing (UTC)</th><th>Raw data</th>`
+    : `<th>#</th><th class="l">Provider</th><th class="l">Compared with the leader</th><th>p50 (${esc(u)})</th><th>Mean (${esc(u)})</th>${union ? '<th>p50 vs union (%)</th>' : ''}<th>Probes OK (%)</th><th>Samples (count)</th><th>Raw data</th>`;
+  if (stat.rankings.length === 0) {
+    const msg = stat.status === 'draft' ? 'Not measured yet.' : 'No measurements in the last 24 h.';
+    return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody><tr><td class="l muted" colspan="9">${msg}</td></tr></tbody></table></div>`;
+  }
+  const rows = stat.rankings
+    .map((r) => {
+      const off = r.rank === null;
+      const barCell = off
+        ? '<td class="barcell muted small">not ranked</td>'
+        : `<td class="barcell">${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}</td>`;
+      const audit = `<td><a href="${esc(pathOf(r.audit))}">audit</a></td>`;
+      const cells = latest
+        ? `<td>${esc(fmt(r.ms.p50, stat.unit))}</td><td>${esc(r.lastSampleAt.slice(0, 16).replace('T', ' '))}</td>`
+        : `<td>${esc(fmt(r.ms.p50, stat.unit))}</td><td>${esc(fmt(r.ms.mean, stat.unit))}</td>${
+            union ? `<td>${r.unionCapture ? esc(fmt(r.unionCapture.p50, 'pct')) : '–'}</td>` : ''
+          }<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
+      return `<tr${off ? ' class="off"' : ''}><td>${r.rank ?? '–'}</td>${providerCell(r)}${barCell}${cells}${audit}</tr>`;
+    })
     .join('\n');
+  return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody>
+${rows}
+</tbody></table></div>`;
+}
+
+/** Chain × provider: each provider's p50 on each value, the best per value marked. */
+function matrix(stat: Stat, columns: readonly MatrixColumn[]): string {
+  if (columns.length === 0) return '';
+  const providers = [...new Map(stat.rankings.map((r) => [r.slug, r.name])).entries()];
+  for (const col of columns)
+    for (const r of col.stat.rankings)
+      if (!providers.some(([s]) => s === r.slug)) providers.push([r.slug, r.name]);
+  const u = unitLabel(stat.unit);
+  const dim = columns[0]?.dimension ?? '';
+  const head = `<th class="l">Provider</th>${columns
+    .map((c) => `<th><a href="?${esc(c.dimension)}=${encodeURIComponent(c.value)}">${esc(c.label)}</a></th>`)
+    .join('')}`;
+  const body = providers
+    .map(([slug, name]) => {
+      const cells = columns.map((c) => {
+        const row = c.stat.rankings.find((r) => r.slug === slug);
+        if (!row) return '<td class="muted" title="not measured on this value">–</td>';
+        const isBest = c.stat.leader?.slug === slug;
+        const note = row.noComparison
+          ? ' <span class="muted small">(no comparison)</span>'
+          : row.unresponsive
+            ? ' <span class="muted small">(unresponsive)</span>'
+            : '';
+        return `<td${isBest ? ' class="best" title="best on this value"' : ''}>${esc(fmt(row.ms.p50, stat.unit))}${note}</td>`;
+      });
+      return `<tr><td class="name">${esc(name)}</td>${cells.join('')}</tr>`;
+    })
+    .join('\n');
+  return `<h2 id="matrix">By ${esc(dim)}: ${esc(stat.metric.toLowerCase())}, p50 (${esc(u)})</h2>
+<p class="muted small">★ best on each ${esc(dim)}; – not measured there (left out, never counted as zero).</p>
+<div class="wrap" data-testid="matrix"><table><thead><tr>${head}</tr></thead><tbody>
+${body}
+</tbody></table></div>`;
 }
 
 function filterChips(stat: Stat, pagePath: string): string {
+  // A dimension without declared values (region, read from the data) has nothing to pick.
   return Object.entries(stat.dimensions)
+    .filter(([, values]) => values.length > 0)
     .map(([dim, values]) => {
       const current = stat.filters?.[dim as keyof NonNullable<Stat['filters']>];
       const all = `<a href="${esc(pagePath)}"${current === undefined ? ' aria-current="true"' : ''}>All</a>`;
@@ -33,7 +117,7 @@ function filterChips(stat: Stat, pagePath: string): string {
             `<a href="${esc(`${pagePath}?${dim}=${encodeURIComponent(v.value)}`)}"${current === v.value ? ' aria-current="true"' : ''}>${esc(v.label)}</a>`,
         )
         .join('');
-      return `<p class="chips"><span class="eyebrow">${esc(dim)}</span> ${all}${chips}</p>`;
+      return `<nav class="chips" aria-label="Filter by ${esc(dim)}"><span class="eyebrow">${esc(dim)}</span> ${all}${chips}</nav>`;
     })
     .join('\n');
 }
@@ -43,75 +127,92 @@ function notes(stat: Stat): string {
   const out: string[] = [];
   if (stat.status === 'stale') {
     out.push(
-      `<p class="muted" data-testid="stale">Stale: no new measurement for more than twice the ${esc(stat.window)} benchmark's cadence; the values shown are the last ones measured.</p>`,
+      `<p class="muted" data-testid="stale">Stale: no new measurement for more than twice the benchmark's cadence; the values shown are the last ones measured.</p>`,
     );
   }
-  if (stat.status === 'draft')
-    out.push('<p class="muted">Draft: this benchmark has not been measured yet.</p>');
   const alone = stat.rankings.filter((r) => r.noComparison).map((r) => r.name);
   if (alone.length > 0) {
     out.push(
-      `<p class="muted" data-testid="no-comparison-note">No comparison: ${esc(alone.join(' and '))} ${alone.length > 1 ? 'were' : 'was'} the only provider measured on these cells, so its capture is 100% by construction; it is shown, not ranked.</p>`,
+      `<p class="muted" data-testid="no-comparison-note"><strong>No comparison:</strong> ${esc(alone.join(' and '))} ${alone.length > 1 ? 'were' : 'was'} the only provider measured on these cells, so its capture is 100% by construction; it is shown, not ranked.</p>`,
     );
   }
   if (stat.rankings.some((r) => r.unresponsive)) {
     out.push(
-      '<p class="muted">Unresponsive: three consecutive cycles in which at least half of the probes got a 5xx; kept as a row, never ranked.</p>',
+      `<p class="muted"><strong>Unresponsive:</strong> ${UNRESPONSIVE_AFTER} consecutive cycles in which at least half of the provider's probes got a 5xx; kept as a row, never ranked, until a cycle that is not.</p>`,
     );
   }
-  return out.join('\n');
+  return out.length ? `<div class="notes">${out.join('\n')}</div>` : '';
+}
+
+function compareLinks(stat: Stat): string {
+  const leader = stat.leader;
+  if (!leader) return '';
+  const others = stat.rankings.filter((r) => r.slug !== leader.slug);
+  if (others.length === 0) return '';
+  return `<h2>Head to head</h2>
+<p class="actions">${others
+    .map(
+      (r) =>
+        `<a href="/compare/${esc(leader.slug)}-vs-${esc(r.slug)}">${esc(leader.name)} vs ${esc(r.name)}</a>`,
+    )
+    .join('')}</p>`;
+}
+
+function citeBox(stat: Stat, dated: string): string {
+  if (stat.status === 'draft') {
+    return `<h2>Cite this</h2>
+<p class="draftbox" data-testid="draft-note">Nothing to cite yet: this benchmark is waiting for its first measurement. Its quote and citation files appear here once it has one.</p>`;
+  }
+  const cite = (f: string, label: string) =>
+    `<a href="/api/cite/${esc(stat.slug)}/${f}${dated}">${label}</a>`;
+  return `<h2>Cite this</h2>
+<p class="quote" id="quote">${esc(stat.quote)}</p>
+<p class="actions"><button type="button" data-copy="quote">Copy quote</button><button type="button" data-copy="cite-plain">Copy citation</button>
+${cite('bib', 'BibTeX')} ${cite('ris', 'RIS')} ${cite('apa', 'APA')} ${cite('txt', 'Text')}</p>
+<p class="muted small" id="cite-plain">${esc(stat.cite.plain)}</p>`;
 }
 
 /** The public page of one benchmark (the `pageUrl` every citation points at). */
-export function benchmarkPage(stat: Stat, siteName: string): string {
+export function benchmarkPage(input: BenchmarkPageInput): string {
+  const { stat, siteName } = input;
   const pagePath = new URL(stat.pageUrl).pathname;
   const day = new URL(stat.pageUrl).searchParams.get('date');
   const dated = day ? `?date=${encodeURIComponent(day)}` : '';
-  const spark = renderSparklineSvg({
-    points: stat.sparkline,
-    width: 600,
-    height: 80,
-    theme: 'light',
-    higherIsBetter: stat.higherIsBetter,
-    title: stat.title,
-    leaderName: stat.leader?.name ?? null,
-  }).replace(/^<\?xml[^>]*>\s*/, '');
+  const draft = stat.status === 'draft';
+  const leaderLine = stat.leader
+    ? `<p class="muted">Leader: <strong>${esc(stat.leader.name)}</strong> · ${statusBadge(stat.status)} · updated ${agoTime(stat.asOf)}</p>`
+    : `<p class="muted">${statusBadge(stat.status)} · ${draft ? 'waiting for its first measurement' : `updated ${agoTime(stat.asOf)}`}</p>`;
+  const hero = draft
+    ? `<div class="card draftbox" data-testid="draft">This benchmark has not been measured yet: it is waiting for its first sample. Rankings, the quote and the citation appear once it has one.</div>`
+    : `<div class="card hero">
+<div><p class="value" data-testid="value">${esc(fmt(stat.value, stat.unit))}<small>${esc(stat.metric.toLowerCase())}</small></p>
+<p data-testid="headline">${esc(stat.headline)}</p>${leaderLine}</div>
+<figure style="margin:0">${inlineSparkline(stat, 560, 120)}<figcaption class="muted small">Leader over the last 24 h, up means better; labels are its lowest and highest values.</figcaption></figure>
+</div>`;
+  const snapshot = day
+    ? `<a href="/api/citable/${esc(day)}">Day snapshot ${esc(day)}</a>`
+    : `<a href="/api/citable/${esc(input.today)}">Today's snapshot (${esc(input.today)})</a>`;
   const body = `
 <p class="eyebrow">${esc(stat.category)} · No. ${esc(stat.number)} · ${esc(stat.metric)}</p>
 <h1>${esc(stat.title)}</h1>
 <p class="muted">${esc(stat.subtitle)}</p>
 ${filterChips(stat, pagePath)}
-<div class="card">
-<p class="value" data-testid="value">${stat.value === null ? '–' : esc(formatValue(stat.value, stat.unit))}</p>
-<p data-testid="headline">${esc(stat.headline)}</p>
-<figure style="margin:0">${spark}<figcaption class="muted">Leader, last 24 h (up means better). As of ${esc(stat.asOf ?? 'no data yet')}.</figcaption></figure>
-</div>
-<h2>Rankings</h2>
-<table>
-<thead><tr><th>#</th><th>Provider</th><th>p50</th><th>p90</th><th>p99</th><th>Success</th><th>Samples</th><th>Audit</th></tr></thead>
-<tbody>
-${rows(stat)}
-</tbody>
-</table>
+${hero}
+<h2>Rankings${stat.filters ? ` <span class="muted small">(${esc(Object.values(stat.filters).join(', '))})</span>` : ''}</h2>
+${rankings(stat)}
 ${notes(stat)}
-<h2>Cite this</h2>
-<p class="quote" id="quote">${esc(stat.quote)}</p>
-<p><button type="button" id="copy-quote">Copy quote</button>
-<a href="/api/cite/${esc(stat.slug)}/bib${dated}">BibTeX</a> · <a href="/api/cite/${esc(stat.slug)}/ris${dated}">RIS</a> ·
-<a href="/api/cite/${esc(stat.slug)}/apa${dated}">APA</a> · <a href="/api/cite/${esc(stat.slug)}/txt${dated}">Text</a> ·
-<a href="${esc(stat.api)}">JSON</a> · <a href="${esc(stat.ogImage)}">Image</a></p>
+${matrix(stat, input.matrix ?? [])}
+${compareLinks(stat)}
+${citeBox(stat, dated)}
+<h2>Data and image</h2>
+<p class="actions"><a href="${esc(pathOf(stat.api))}">JSON (this view)</a>${snapshot}<a href="${esc(pathOf(stat.sparklineSvg))}">Sparkline SVG</a><a href="${esc(pathOf(stat.ogImage))}">Share image</a></p>
+${draft ? '' : `<img class="og" src="${esc(pathOf(stat.ogImage))}" width="1200" height="630" loading="lazy" alt="Share image: ${esc(stat.headline)}">`}
 <h2>Methodology</h2>
-<p class="muted">Site-wide rules (aggregation, compare, snapshots, citations): <a href="/methodology">methodology</a>.</p>
+<p class="muted">Site-wide rules (statistics, leaders, aggregation, compare, snapshots, citations): <a href="/methodology">methodology</a>.</p>
 <ol>
 ${stat.methodology.map((m) => `<li>${esc(m)}</li>`).join('\n')}
 </ol>
-<p>Harness source: <a href="${esc(stat.source)}">${esc(stat.source)}</a> · License ${esc(stat.license)}</p>
-<script>
-document.getElementById('copy-quote').addEventListener('click', function () {
-  var b = this;
-  navigator.clipboard.writeText(document.getElementById('quote').textContent).then(function () { b.textContent = 'Copied'; }, function () { b.textContent = 'Select and copy'; });
-});
-</script>`;
+<p class="small">Harness source: <a href="${esc(stat.source)}">${esc(stat.source)}</a> · License ${esc(stat.license)}</p>`;
   return layout(
     {
       title: stat.title,
@@ -119,11 +220,12 @@ document.getElementById('copy-quote').addEventListener('click', function () {
       url: stat.pageUrl,
       siteName,
       image: stat.ogImage,
+      simulated: stat.simulated === true,
       jsonLd: {
         '@context': 'https://schema.org',
         '@type': 'Dataset',
         name: stat.title,
-        description: stat.subtitle,
+        description: stat.simulated ? `${stat.subtitle} Simulated demo data.` : stat.subtitle,
         url: stat.pageUrl,
         license: 'https://creativecommons.org/licenses/by/4.0/',
         creator: { '@type': 'Organization', name: siteName },

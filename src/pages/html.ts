@@ -13,24 +13,106 @@ export function jsonLd(value: unknown): string {
   return JSON.stringify(value).replaceAll('<', '\\u003c');
 }
 
+/** The site mark, inline (no request): three rising bars. Also served at /favicon.ico. */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f4fd1"/><rect x="7" y="17" width="4.5" height="8" rx="1.5" fill="#fff"/><rect x="13.75" y="12" width="4.5" height="13" rx="1.5" fill="#fff"/><rect x="20.5" y="7" width="4.5" height="18" rx="1.5" fill="#fff"/></svg>';
+
+const FAVICON_HREF = `data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}`;
+
+/**
+ * One stylesheet for every page. Phones: nothing is wider than the viewport (tables scroll inside
+ * their own box, SVGs scale to their container, long words and URLs wrap).
+ */
 const STYLE = `
-:root{--ink:#15181e;--muted:#5b6472;--line:#e3e6eb;--bg:#fbfaf7;--accent:#2456d6}
-*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
-main{max-width:980px;margin:0 auto;padding:24px 20px 64px}
-header.site{display:flex;justify-content:space-between;align-items:center;padding:12px 20px;border-bottom:1px solid var(--line);background:#fff}
-header.site a{color:var(--ink);text-decoration:none;font-weight:700}nav a{margin-left:16px;font-weight:500!important;color:var(--muted)!important}
-a{color:var(--accent)}h1{font-size:1.7rem;line-height:1.25;margin:.2em 0}h2{font-size:1.15rem;margin-top:2em}
-.eyebrow{font:600 .78rem/1.4 ui-monospace,monospace;letter-spacing:.08em;text-transform:uppercase;color:var(--muted)}
-.value{font-size:3rem;font-weight:800;margin:.1em 0}.muted{color:var(--muted)}
-table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line)}th,td{padding:8px 10px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
-th:nth-child(2),td:nth-child(2){text-align:left;white-space:normal}th{font-size:.8rem;color:var(--muted);font-weight:600}
-tr.unresponsive td{color:var(--muted)}
-.quote{background:#fff;border:1px solid var(--line);border-left:4px solid var(--accent);padding:12px 14px}
-button{font:inherit;padding:4px 10px;border:1px solid var(--line);background:#fff;border-radius:6px;cursor:pointer}
-.chips a{display:inline-block;margin:0 6px 6px 0;padding:2px 10px;border:1px solid var(--line);border-radius:999px;text-decoration:none;background:#fff}
-.chips a[aria-current]{background:var(--ink);color:#fff}
-.card{background:#fff;border:1px solid var(--line);padding:16px;margin:12px 0;border-radius:8px}
-footer{margin-top:48px;color:var(--muted);font-size:.85rem}
+:root{--ink:#14171d;--body:#2a303a;--muted:#5d6675;--line:#e4e7ec;--soft:#f3f5f8;--bg:#fbfbfd;--card:#fff;--accent:#1f4fd1;--accent-soft:#e8eefc;--good:#127a48;--warn:#8a4b00;--warn-bg:#fff4e0;--sim:#b42318;--sim-bg:#fdecea}
+*{box-sizing:border-box}html{-webkit-text-size-adjust:100%}
+body{margin:0;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--body);background:var(--bg);overflow-wrap:anywhere}
+a{color:var(--accent);text-underline-offset:2px}h1,h2,h3{color:var(--ink);overflow-wrap:normal;word-break:normal}
+h1{font-size:clamp(1.45rem,4.5vw,2rem);line-height:1.2;margin:.15em 0 .3em;letter-spacing:-.01em}h2{font-size:1.2rem;margin:2.2em 0 .6em}h3{font-size:1rem;margin:1.2em 0 .4em}
+code,pre{font:13.5px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.top{position:sticky;top:0;z-index:5;background:rgba(255,255,255,.94);backdrop-filter:blur(6px);border-bottom:1px solid var(--line)}
+.top-in{max-width:1080px;margin:0 auto;padding:10px 20px;display:flex;gap:10px 18px;align-items:center;flex-wrap:wrap}
+.brand{display:flex;align-items:center;gap:8px;color:var(--ink);font-weight:800;text-decoration:none;font-size:1.05rem}.brand svg{display:block}
+.top nav{display:flex;gap:4px 14px;flex-wrap:wrap;font-size:.92rem}.top nav a{color:var(--muted);text-decoration:none}.top nav a:hover{color:var(--accent)}
+.search{position:relative;margin-left:auto;flex:1 1 220px;max-width:340px}
+.search input{width:100%;font:inherit;font-size:.92rem;padding:6px 34px 6px 10px;border:1px solid var(--line);border-radius:8px;background:var(--soft)}
+.search kbd{position:absolute;right:8px;top:6px;font:12px ui-monospace,monospace;color:var(--muted);border:1px solid var(--line);border-radius:4px;padding:0 5px;background:#fff}
+.search ul{position:absolute;left:0;right:0;top:calc(100% + 4px);margin:0;padding:4px;list-style:none;background:#fff;border:1px solid var(--line);border-radius:8px;box-shadow:0 8px 24px rgba(20,23,29,.12)}
+.search li a{display:block;padding:6px 8px;border-radius:6px;text-decoration:none;color:var(--ink)}.search li a:hover,.search li a:focus,.search li a.on{background:var(--accent-soft)}
+.search li small{display:block;color:var(--muted)}
+.sim{background:var(--sim-bg);color:var(--sim);border-bottom:1px solid #f5c2bd}.sim p{max-width:1080px;margin:0 auto;padding:8px 20px;font-size:.92rem}
+main{max-width:1080px;margin:0 auto;padding:22px 20px 64px}
+.eyebrow{font:600 .75rem/1.4 ui-monospace,monospace;letter-spacing:.08em;text-transform:uppercase;color:var(--muted);margin:0}
+.muted{color:var(--muted)}.small{font-size:.88rem}
+.badge{display:inline-block;font:700 .7rem/1.6 ui-monospace,monospace;letter-spacing:.06em;text-transform:uppercase;padding:0 7px;border-radius:4px;vertical-align:middle;background:var(--soft);color:var(--muted)}
+.badge.live{background:#e3f5ec;color:var(--good)}.badge.stale{background:var(--warn-bg);color:var(--warn)}.badge.draft{background:var(--warn-bg);color:var(--warn)}
+.card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:16px 18px;margin:14px 0}
+.hero{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1.3fr);gap:18px;align-items:center}
+@media (max-width:720px){.hero{grid-template-columns:minmax(0,1fr)}}
+.value{font-size:clamp(2.1rem,7vw,3rem);font-weight:800;color:var(--ink);line-height:1.1;margin:.1em 0;letter-spacing:-.02em}
+.value small{font-size:.9rem;font-weight:600;color:var(--muted);letter-spacing:0;margin-left:6px}
+svg.spark{display:block;width:100%;height:auto;max-width:100%}
+.wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid var(--line);border-radius:10px;background:var(--card)}
+table{width:100%;border-collapse:collapse;font-size:.93rem}th,td{padding:8px 10px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;overflow-wrap:normal}
+tr:last-child td{border-bottom:0}th{font-size:.76rem;color:var(--muted);font-weight:600;background:var(--soft);text-align:right}
+th.l,td.l{text-align:left}td.name{text-align:left;white-space:normal;min-width:9em}tr.off td{color:var(--muted)}
+.bar{display:inline-block;vertical-align:middle;height:8px;border-radius:4px;background:var(--accent);opacity:.8}
+.barcell{min-width:110px;text-align:left}.barcell .bar{max-width:100%}
+td.best{font-weight:700;color:var(--good)}td.best::after{content:" ★";font-size:.8em}
+.chips{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0}
+.chips a{padding:2px 11px;border:1px solid var(--line);border-radius:999px;text-decoration:none;background:#fff;font-size:.9rem}
+.chips a[aria-current]{background:var(--ink);border-color:var(--ink);color:#fff}
+.quote{background:#fff;border:1px solid var(--line);border-left:4px solid var(--accent);padding:12px 14px;border-radius:6px;margin:8px 0}
+.notes p{margin:6px 0}.draftbox{background:var(--warn-bg);border:1px solid #f1d39f;color:var(--warn);border-radius:10px;padding:12px 16px}
+button{font:inherit;font-size:.88rem;padding:5px 12px;border:1px solid var(--line);background:#fff;border-radius:7px;cursor:pointer;color:var(--ink)}button:hover{border-color:var(--accent)}
+.actions{display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center}
+.board{display:grid;gap:14px}
+.row{display:grid;grid-template-columns:minmax(0,1.2fr) minmax(0,1fr) minmax(0,.9fr);gap:16px;align-items:center}
+@media (max-width:820px){.row{grid-template-columns:minmax(0,1fr)}}
+.row h2{margin:.1em 0 .2em;font-size:1.12rem}.row h2 a{color:var(--ink);text-decoration:none}.row h2 a:hover{color:var(--accent)}
+.tops{list-style:none;margin:0;padding:0;font-size:.88rem}.tops li{display:grid;grid-template-columns:minmax(0,7.5em) minmax(0,1fr) auto;gap:8px;align-items:center;margin:3px 0}
+.tops li span:first-child{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+img.og{display:block;width:100%;max-width:600px;height:auto;border:1px solid var(--line);border-radius:8px}
+pre{margin:8px 0 0;padding:12px 14px;background:var(--card);border:1px solid var(--line);border-radius:8px;overflow-x:auto;white-space:pre}
+.url{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin:16px 0}.url code{padding:8px 10px;background:var(--card);border:1px solid var(--line);border-radius:8px;word-break:break-all}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(240px,100%),1fr));gap:12px}.grid .card{margin:0}
+.facts{margin:0;padding:0;list-style:none;display:flex;flex-wrap:wrap;gap:4px 18px}
+dl dt{margin-top:1em;color:var(--ink)}dl dd{margin:.2em 0 0}
+footer{max-width:1080px;margin:0 auto;padding:24px 20px 40px;color:var(--muted);font-size:.85rem;border-top:1px solid var(--line)}
+`;
+
+/**
+ * Client-side behaviour, shared by every page and small: copy buttons, relative times, and the
+ * search box ("/" focuses it) over the live index and /api/search/featured, fetched on first use.
+ */
+const SCRIPT = `
+(function(){
+document.querySelectorAll('button[data-copy]').forEach(function(b){
+  b.addEventListener('click',function(){
+    var el=document.getElementById(b.getAttribute('data-copy'));if(!el)return;
+    var label=b.textContent;
+    navigator.clipboard.writeText(el.textContent.trim()).then(function(){b.textContent='Copied';setTimeout(function(){b.textContent=label},2000)},function(){b.textContent='Select and copy'});
+  });
+});
+function ago(t){var m=Math.round((Date.now()-Date.parse(t))/60000);if(!(m>=0))return null;if(m<1)return 'just now';if(m<60)return m+' min ago';var h=Math.round(m/60);return h<48?h+' h ago':Math.round(h/24)+' days ago'}
+document.querySelectorAll('time[data-ago]').forEach(function(t){var a=ago(t.getAttribute('datetime'));if(a)t.textContent=a});
+var box=document.getElementById('q'),list=document.getElementById('q-results'),items=null,loading=null;
+if(!box)return;
+function load(){if(loading)return loading;loading=Promise.all([fetch('/api/citable').then(function(r){return r.json()}),fetch('/api/search/featured').then(function(r){return r.json()}).catch(function(){return {trending:[]}})]).then(function(a){
+  var trend={};(a[1].trending||[]).forEach(function(c){trend[c.slug]=c.change24h});
+  items=a[0].benchmarks.map(function(b){return {t:b.title,u:new URL(b.url).pathname,s:(b.title+' '+b.metric+' '+b.category+' '+b.slug+' '+(b.leader?b.leader.name:'')).toLowerCase(),d:b.leader?b.leader.name+' leads':b.status,m:trend[b.slug]}});
+});return loading}
+function show(){var q=box.value.trim().toLowerCase();list.innerHTML='';if(!items||!q){list.hidden=true;return}
+  var words=q.split(/\\s+/),hits=items.filter(function(i){return words.every(function(w){return i.s.indexOf(w)>=0})}).slice(0,8);
+  if(!hits.length){var li=document.createElement('li');li.className='muted';li.style.padding='6px 8px';li.textContent='No benchmark matches';list.appendChild(li)}
+  hits.forEach(function(h,k){var li=document.createElement('li'),a=document.createElement('a');a.href=h.u;a.textContent=h.t;if(k===0)a.className='on';var s=document.createElement('small');s.textContent=h.d+(h.m&&h.m.pct!=null?' · moved '+h.m.pct.toFixed(1)+'% in 24 h':'');a.appendChild(s);li.appendChild(a);list.appendChild(li)});
+  list.hidden=false}
+box.addEventListener('focus',function(){load().then(show)});
+box.addEventListener('input',function(){load().then(show)});
+box.addEventListener('keydown',function(e){if(e.key==='Escape'){box.value='';show();box.blur()}else if(e.key==='Enter'){var a=list.querySelector('a');if(a){e.preventDefault();location.href=a.href}}});
+document.addEventListener('keydown',function(e){var t=e.target;if(e.key==='/'&&!(t&&(t.tagName==='INPUT'||t.tagName==='TEXTAREA'||t.isContentEditable))){e.preventDefault();box.focus()}});
+document.addEventListener('click',function(e){if(!e.target.closest||!e.target.closest('.search'))list.hidden=true});
+})();
 `;
 
 export interface PageMeta {
@@ -40,10 +122,29 @@ export interface PageMeta {
   readonly siteName: string;
   readonly image?: string;
   readonly jsonLd?: unknown;
+  /** Simulated data: every page shows the banner, so no screenshot passes for a measurement. */
+  readonly simulated?: boolean;
+  /** The nav entry of this page, marked aria-current. */
+  readonly section?: 'home' | 'methodology' | 'mcp';
 }
 
-/** The document shell: no external assets, Open Graph tags so a pasted link unfurls with the image. */
+/** The banner every page of a simulated deployment carries, right under the header. */
+export const SIMULATED_BANNER =
+  'Simulated demo data: every number on this site comes from simulated providers, not from measurements of the real APIs. Do not cite it as a result.';
+
+function navLink(href: string, label: string, current: boolean): string {
+  return `<a href="${href}"${current ? ' aria-current="page"' : ''}>${label}</a>`;
+}
+
+/** The document shell of every page: no external assets, Open Graph tags so a pasted link unfurls. */
 export function layout(meta: PageMeta, body: string): string {
+  const image = meta.image
+    ? `<meta property="og:image" content="${esc(meta.image)}"><meta name="twitter:card" content="summary_large_image">`
+    : '';
+  const ld = meta.jsonLd ? `<script type="application/ld+json">${jsonLd(meta.jsonLd)}</script>` : '';
+  const banner = meta.simulated
+    ? `<div class="sim" role="note" data-testid="simulated-banner"><p><strong>SIMULATED.</strong> ${esc(SIMULATED_BANNER.replace(/^Simulated demo data: e/, 'E'))}</p></div>`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -51,22 +152,36 @@ export function layout(meta: PageMeta, body: string): string {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(meta.title)} · ${esc(meta.siteName)}</title>
 <meta name="description" content="${esc(meta.description)}">
+<link rel="icon" href="${FAVICON_HREF}" type="image/svg+xml">
 <link rel="canonical" href="${esc(meta.url)}">
 <meta property="og:title" content="${esc(meta.title)}">
 <meta property="og:description" content="${esc(meta.description)}">
 <meta property="og:url" content="${esc(meta.url)}">
 <meta property="og:site_name" content="${esc(meta.siteName)}">
-${meta.image ? `<meta property="og:image" content="${esc(meta.image)}"><meta name="twitter:card" content="summary_large_image">` : ''}
-${meta.jsonLd ? `<script type="application/ld+json">${jsonLd(meta.jsonLd)}</script>` : ''}
+${image}
+${ld}
 <style>${STYLE}</style>
 </head>
 <body>
-<header class="site"><a href="/">${esc(meta.siteName)}</a><nav><a href="/methodology">Methodology</a><a href="/api/citable">JSON</a><a href="/api/llm-context">For LLMs</a><a href="/mcp">MCP</a></nav></header>
+<header class="top"><div class="top-in">
+<a class="brand" href="/">${FAVICON_SVG.replace('<svg ', '<svg width="24" height="24" aria-hidden="true" ')}${esc(meta.siteName)}</a>
+<nav>${navLink('/', 'Leaderboard', meta.section === 'home')}${navLink('/methodology', 'Methodology', meta.section === 'methodology')}${navLink('/mcp', 'MCP', meta.section === 'mcp')}<a href="/api/citable">JSON</a><a href="/api/llm-context">For LLMs</a></nav>
+<div class="search" role="search"><input id="q" type="search" placeholder="Search benchmarks" aria-label="Search benchmarks (press /)" autocomplete="off"><kbd aria-hidden="true">/</kbd><ul id="q-results" hidden></ul></div>
+</div></header>
+${banner}
 <main>
 ${body}
-<footer>Data CC-BY-4.0: cite the page URL. Code MIT. <a href="/api/openapi.json">OpenAPI</a></footer>
 </main>
+<footer>${meta.simulated ? 'Simulated demo data, not measurements. ' : ''}Data CC-BY-4.0: cite the page URL. Code MIT. <a href="/api/openapi.json">OpenAPI</a> · <a href="/methodology">How we measure</a></footer>
+<script>${SCRIPT}</script>
 </body>
 </html>
 `;
+}
+
+/** "12:00 UTC, 2026-11-20" inside a <time> that the page script turns into "N min ago". */
+export function agoTime(iso: string | null): string {
+  if (!iso) return '<span class="muted">never measured</span>';
+  const exact = `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  return `<time datetime="${esc(iso)}" title="${esc(exact)}" data-ago>${esc(exact)}</time>`;
 }

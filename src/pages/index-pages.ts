@@ -1,30 +1,66 @@
-import type { CitableIndex, Compare } from '../core/api-schemas.ts';
+import type { Compare, Stat } from '../core/api-schemas.ts';
 import { compareVerdict } from '../core/compare.ts';
-import { formatValue } from '../core/format.ts';
-import { esc, layout } from './html.ts';
+import { agoTime, esc, layout } from './html.ts';
+import { bar, fmt, inlineSparkline, pathOf, statusBadge, unitLabel } from './view-parts.ts';
 
-/** The home page: every benchmark with its current leader. */
-export function homePage(index: CitableIndex, siteName: string): string {
-  const cards = index.benchmarks
+export interface HomePageInput {
+  readonly stats: readonly Stat[];
+  readonly siteName: string;
+  readonly baseUrl: string;
+  readonly simulated: boolean;
+}
+
+const TOP = 4;
+
+/** The top ranked providers of a benchmark as inline bars (longer is better). */
+function topBars(stat: Stat): string {
+  const ranked = stat.rankings.filter((r) => r.rank !== null).slice(0, TOP);
+  if (ranked.length === 0) return '<p class="muted small">No ranking yet.</p>';
+  const best = ranked[0]?.ms.p50 ?? 0;
+  return `<ol class="tops">${ranked
     .map(
-      (b) => `<div class="card">
-<p class="eyebrow">${esc(b.category)} · ${esc(b.metric)}</p>
-<h2 style="margin:.2em 0"><a href="${esc(new URL(b.url).pathname)}">${esc(b.title)}</a></h2>
-<p class="value" style="font-size:2rem">${b.value === null ? '–' : esc(formatValue(b.value, b.unit))}</p>
-<p>${esc(b.headline)}</p>
-</div>`,
+      (r) =>
+        `<li><span>${esc(r.name)}</span>${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}<span class="muted">${esc(fmt(r.ms.p50, stat.unit))}</span></li>`,
     )
-    .join('\n');
+    .join('')}</ol>`;
+}
+
+function boardRow(stat: Stat): string {
+  const path = pathOf(stat.pageUrl);
+  const lead = stat.leader
+    ? `<p><strong>${esc(stat.leader.name)}</strong> leads at <strong>${esc(fmt(stat.leader.value, stat.unit))}</strong> <span class="muted small">${esc(stat.metric.toLowerCase())} (${esc(unitLabel(stat.unit))})</span></p>`
+    : `<p class="muted">${stat.status === 'draft' ? 'Waiting for its first measurement.' : 'No leader in the last 24 h.'}</p>`;
+  return `<article class="card row" data-testid="board-row">
+<div>
+<p class="eyebrow">${esc(stat.category)} · No. ${esc(stat.number)}</p>
+<h2><a href="${esc(path)}">${esc(stat.title)}</a></h2>
+${lead}
+<p class="muted small">${statusBadge(stat.status)} · updated ${agoTime(stat.asOf)}</p>
+</div>
+<div>${topBars(stat)}</div>
+<div>${stat.status === 'draft' ? '' : inlineSparkline(stat, 300, 72)}<p class="muted small" style="margin:2px 0 0">Leader, 24 h, up = better</p></div>
+</article>`;
+}
+
+/** The home page: a leaderboard of every benchmark. */
+export function homePage(input: HomePageInput): string {
+  const live = input.stats;
+  const rows = live.map(boardRow).join('\n');
   return layout(
     {
-      title: 'Open, citable benchmarks of crypto infrastructure',
-      description: `${index.count} benchmarks with rankings, methodology, day snapshots and citations.`,
-      url: index.site.url,
-      siteName,
+      title: 'Open, citable benchmarks of crypto data providers',
+      description: `${live.length} benchmarks with rankings, methodology, day snapshots and citations.`,
+      url: `${input.baseUrl}/`,
+      siteName: input.siteName,
+      simulated: input.simulated,
+      section: 'home',
     },
-    `<h1>Open, citable benchmarks of crypto infrastructure</h1>
-<p class="muted">Every number links to its methodology and raw data. Data is CC-BY-4.0; pin a citation with a day snapshot: <a href="/api/citable">/api/citable/YYYY-MM-DD</a>.</p>
-${cards}`,
+    `<p class="eyebrow">Leaderboard</p>
+<h1>Open, citable benchmarks of crypto data providers</h1>
+<p class="muted">Every number links to its methodology and raw measurements. Data is CC-BY-4.0; press <kbd>/</kbd> to search, or pin a citation to a day with <a href="/api/citable">/api/citable/YYYY-MM-DD</a>.</p>
+<section class="board" aria-label="Benchmarks">
+${rows}
+</section>`,
   );
 }
 
@@ -42,11 +78,11 @@ export function comparePage(c: Compare, siteName: string): string {
   const rows = c.shared
     .map(
       (r) => `<tr>
-<td>${esc(r.metric)}</td>
-<td><a href="${esc(new URL(r.pageUrl).pathname)}">${esc(r.title)}</a></td>
-<td>${r.aValue === null ? '–' : esc(formatValue(r.aValue, r.unit))}</td>
-<td>${r.bValue === null ? '–' : esc(formatValue(r.bValue, r.unit))}</td>
-<td${r.comparable ? '' : ' class="muted" data-testid="not-comparable"'}>${esc(verdictCell(r, c))}</td>
+<td class="name"><a href="${esc(pathOf(r.pageUrl))}">${esc(r.title)}</a></td>
+<td class="l">${esc(r.metric)} (${esc(unitLabel(r.unit))})</td>
+<td>${esc(fmt(r.aValue, r.unit))}</td>
+<td>${esc(fmt(r.bValue, r.unit))}</td>
+<td class="name${r.comparable ? '' : ' muted'}"${r.comparable ? '' : ' data-testid="not-comparable"'}>${esc(verdictCell(r, c))}</td>
 </tr>`,
     )
     .join('\n');
@@ -56,15 +92,18 @@ export function comparePage(c: Compare, siteName: string): string {
       description: `${c.a.name} ${c.totalWins.a} wins, ${c.b.name} ${c.totalWins.b} wins, ${c.totalWins.tie} ties across ${c.shared.length} shared benchmarks.`,
       url: c.comparePageUrl,
       siteName,
+      simulated: c.simulated === true,
     },
     `<p class="eyebrow">Head to head</p>
 <h1>${esc(c.a.name)} vs ${esc(c.b.name)}</h1>
-<p data-testid="score">${esc(c.a.name)} ${c.totalWins.a} · ${esc(c.b.name)} ${c.totalWins.b} · ties ${c.totalWins.tie}${c.notComparable ? ` (${c.notComparable} not comparable)` : ''}</p>
-<table>
-<thead><tr><th>Metric</th><th>Benchmark</th><th>${esc(c.a.name)}</th><th>${esc(c.b.name)}</th><th>Better</th></tr></thead>
+<p data-testid="score" class="value" style="font-size:1.6rem">${esc(c.a.name)} ${c.totalWins.a} · ${esc(c.b.name)} ${c.totalWins.b} · ties ${c.totalWins.tie}</p>
+${c.notComparable ? `<p class="muted">${c.notComparable} of ${c.shared.length} not comparable: counted as ties, with the reason in the last column (<a href="/methodology#compare">why</a>).</p>` : ''}
+<div class="wrap"><table>
+<thead><tr><th class="l">Benchmark</th><th class="l">Statistic (unit)</th><th>${esc(c.a.name)}</th><th>${esc(c.b.name)}</th><th class="l">Better</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
-</table>`,
+</table></div>
+<p class="muted small">Values are each benchmark's p50 over 24 h (a listing count for network coverage). <a href="/api/compare/${esc(c.a.slug)}/${esc(c.b.slug)}">JSON</a></p>`,
   );
 }

@@ -1,6 +1,16 @@
+import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
+import { SPARKLINE_MIN_SPAN } from '../core/sparkline-svg.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
 import { esc, layout } from './html.ts';
+
+/** "Leader and ties" → "leader-and-ties": a stable anchor other pages link to. */
+function anchor(title: string): string {
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
 
 /**
  * /methodology: the site-wide rules (statistics, leaders, ties, statuses, aggregation across cells,
@@ -9,7 +19,7 @@ import { esc, layout } from './html.ts';
  */
 export function methodologyPage(
   specs: readonly BenchmarkSpec[],
-  site: { name: string; url: string },
+  site: { name: string; url: string; simulated?: boolean },
   freezeGraceMinutes: number,
 ): string {
   const rules: [string, string][] = [
@@ -42,6 +52,14 @@ export function methodologyPage(
       `A UTC day is frozen once, ${freezeGraceMinutes} minutes after it closes (and at start-up for any closed day not frozen yet), from the samples whose timestamps fall in that day and the specs as they were then, stored beside it. Its index and each benchmark's Stat are serialized canonically and never change: later samples for that day are counted, not applied. Every link inside a snapshot carries ?date=, so a citation made from it resolves to the same numbers years later.`,
     ],
     [
+      'Charts',
+      `Every sparkline is the leader's series over the last 24 hours, drawn so that up means better, with its lowest and highest values labelled. A change smaller than ${SPARKLINE_MIN_SPAN.pctPoints} point for a percentage, or ${SPARKLINE_MIN_SPAN.relative * 100}% of the value otherwise, is never stretched to the full height; a flat series is a flat line with its value.`,
+    ],
+    [
+      'Simulated data',
+      `Samples measured against the simulated providers (the demo, serve --simulate) are stored with the label ${ORIGIN_LABEL}="${SIMULATED_ORIGIN}". A deployment serving them says so on every page, in every quote and citation, in the JSON (simulated: true) and on every image; a store never mixes simulated and measured samples.`,
+    ],
+    [
       'Citations',
       'A live citation says "Retrieved <today>" and is never cached past 00:00 UTC; /api/cite/{slug}/{format}?date=YYYY-MM-DD gives the citation frozen with that day. Data is CC-BY-4.0.',
     ],
@@ -60,10 +78,12 @@ ${s.methodology.map((m) => `<li>${esc(m)}</li>`).join('\n')}
       description: `How ${site.name} measures, aggregates, compares, freezes and cites every benchmark.`,
       url: `${site.url}/methodology`,
       siteName: site.name,
+      simulated: site.simulated === true,
+      section: 'methodology',
     },
     `<h1>Methodology</h1>
 <dl>
-${rules.map(([t, d]) => `<dt><strong>${esc(t)}</strong></dt><dd>${esc(d)}</dd>`).join('\n')}
+${rules.map(([t, d]) => `<dt id="${esc(anchor(t))}"><strong>${esc(t)}</strong></dt><dd>${esc(d)}</dd>`).join('\n')}
 </dl>
 ${benches}`,
   );

@@ -1,22 +1,28 @@
 import type { Context, Hono } from 'hono';
-import type { Stat } from '../core/api-schemas.ts';
+import type { Filters, Stat } from '../core/api-schemas.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import { CACHE, sendBytes } from '../http/respond.ts';
 import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
+import type { Served } from '../publication/types.ts';
 import { UnavailableError } from '../publication/types.ts';
-import { benchmarkPage } from './benchmark-page.ts';
-import { esc, layout } from './html.ts';
+import { benchmarkPage, type MatrixColumn } from './benchmark-page.ts';
+import { esc, FAVICON_SVG, layout } from './html.ts';
 import { comparePage, homePage } from './index-pages.ts';
 import { methodologyPage } from './methodology-page.ts';
 
 const HTML = 'text/html; charset=utf-8';
 const encoder = new TextEncoder();
 
-/** Rendered pages keyed by the ETag of the data they show: a page renders once per data version. */
+type Page = { body: Uint8Array<ArrayBuffer>; etag: string };
+
+/** Rendered pages keyed by the ETags of the data they show: a page renders once per data version. */
 class PageCache {
-  private readonly map = new Map<string, { body: Uint8Array<ArrayBuffer>; etag: string }>();
-  get(key: string, render: () => string) {
+  private readonly map = new Map<string, Page>();
+  peek(key: string): Page | undefined {
+    return this.map.get(key);
+  }
+  get(key: string, render: () => string): Page {
     let hit = this.map.get(key);
     if (!hit) {
       const body = encoder.encode(render());
@@ -28,16 +34,17 @@ class PageCache {
   }
 }
 
-function htmlError(
-  c: Context,
-  status: 400 | 404 | 503,
+/** An HTML error page in the site layout (unknown pages, bad filters, store down). */
+export function htmlErrorPage(
+  status: number,
   title: string,
   message: string,
-  siteName: string,
+  site: { name: string; simulated?: boolean },
+  url: string,
 ): Response {
   const body = layout(
-    { title, description: message, url: c.req.url, siteName },
-    `<h1>${esc(title)}</h1><p>${esc(message)}</p><p><a href="/">All benchmarks</a></p>`,
+    { title, description: message, url, siteName: site.name, simulated: site.simulated === true },
+    `<p class="eyebrow">Error ${status}</p><h1>${esc(title)}</h1><p>${esc(message)}</p><p><a href="/">See every benchmark</a> · <a href="/methodology">Methodology</a></p>`,
   );
   return new Response(body, {
     status,
@@ -49,10 +56,19 @@ function htmlError(
   });
 }
 
+/** True when a browser asked for the page (its Accept names HTML); API clients get JSON. */
+export function wantsHtml(c: Context): boolean {
+  return /\btext\/html\b/.test(c.req.header('accept') ?? '');
+}
+
+const today = (now: number) => new Date(now).toISOString().slice(0, 10);
+
 /** The public HTML pages every published URL points at: /, /benchmarks/{slug}, /compare/{a}-vs-{b}. */
-export function registerPageRoutes(app: Hono, pub: Publication): void {
+export function registerPageRoutes(app: Hono, pub: Publication, clock: () => number = Date.now): void {
   const cache = new PageCache();
-  const site = pub.site.name;
+  const siteName = pub.site.name;
+  const htmlError = (c: Context, status: 400 | 404 | 503, title: string, message: string) =>
+    htmlErrorPage(status, title, message, pub.site, c.req.url);
   const guard = async (c: Context, fn: () => Promise<Response>): Promise<Response> => {
     try {
       return await fn();
@@ -63,71 +79,135 @@ export function registerPageRoutes(app: Hono, pub: Publication): void {
           503,
           'Temporarily unavailable',
           'Benchmarks are temporarily unavailable; retry shortly.',
-          site,
         );
       }
       throw e;
     }
   };
+  const html = (c: Context, page: Page, cacheControl: string) =>
+    sendBytes(c, { ...page, contentType: HTML, cacheControl });
 
-  app.get('/', (c) =>
-    guard(c, async () => {
-      const idx = await pub.citable();
-      const page = cache.get(`home:${idx.etag}`, () => homePage(idx.value, site));
-      return sendBytes(c, { ...page, contentType: HTML, cacheControl: CACHE.live });
-    }),
-  );
+  /**
+   * Every view a page shows, from the publication's cached views (the same path as /api/stat): on a
+   * hit all of them are peeked synchronously and the rendered page is found by their ETags.
+   */
+  const views = (keys: ReadonlyArray<readonly [string, Filters | null]>): Served<Stat>[] | undefined => {
+    const out: Served<Stat>[] = [];
+    for (const [slug, f] of keys) {
+      const hit = pub.peekStat(slug, f);
+      if (!hit) return undefined;
+      out.push(hit);
+    }
+    return out;
+  };
+  const load = (keys: ReadonlyArray<readonly [string, Filters | null]>) =>
+    views(keys) ?? Promise.all(keys.map(([slug, f]) => pub.stat(slug, f)));
+  const keyOf = (prefix: string, served: readonly Served<Stat>[]) =>
+    `${prefix}:${served.map((s) => s.etag).join(',')}`;
+
+  const homeKeys = () => pub.specs.map((s) => [s.slug, null] as const);
+  const renderHome = (served: readonly Served<Stat>[]) =>
+    cache.get(keyOf('home', served), () =>
+      homePage({
+        stats: served.map((s) => s.value),
+        siteName,
+        baseUrl: pub.site.baseUrl,
+        simulated: pub.isSimulated,
+      }),
+    );
+  app.get('/', (c) => {
+    const hit = views(homeKeys());
+    if (hit) return html(c, renderHome(hit), CACHE.live);
+    return guard(c, async () =>
+      html(c, renderHome(await Promise.all(homeKeys().map(([s]) => pub.stat(s, null)))), CACHE.live),
+    );
+  });
+
+  /** The label dimension a matrix is drawn for (chain × provider), with its values. */
+  const matrixKeys = (slug: string): Array<readonly [string, Filters | null, string, string, string]> => {
+    const spec = pub.spec(slug);
+    if (!spec) return [];
+    for (const [dim, d] of Object.entries(spec.dimensions)) {
+      // A label dimension with declared values (region's come from the data: no fixed columns).
+      if (d?.appliesTo !== 'label' || d.values.length === 0) continue;
+      return d.values.map((v) => [slug, { [dim]: v.value } as Filters, dim, v.value, v.label] as const);
+    }
+    return [];
+  };
 
   app.get('/benchmarks/:slug', (c) =>
     guard(c, async () => {
       const slug = c.req.param('slug');
       if (!SLUG_RE.test(slug) || !pub.spec(slug)) {
-        return htmlError(c, 404, 'Unknown benchmark', `There is no benchmark "${slug.slice(0, 100)}".`, site);
+        return htmlError(c, 404, 'Unknown benchmark', `There is no benchmark "${slug.slice(0, 100)}".`);
       }
       const q = c.req.query();
       if (q.date !== undefined) {
         // A page pinned to a frozen day (every link inside a day snapshot points here).
         const r = await pub.frozenStat(slug, q.date);
-        if (r.kind === 'bad_date') return htmlError(c, 400, 'Bad date', r.message, site);
+        if (r.kind === 'bad_date') return htmlError(c, 400, 'Bad date', r.message);
         if (r.kind !== 'ok') {
           return htmlError(
             c,
             404,
             'Not frozen',
             r.kind === 'today' ? `${q.date} is today; it is frozen after it closes.` : r.message,
-            site,
           );
         }
         const stat = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
-        const page = cache.get(`bench:${r.served.etag}`, () => benchmarkPage(stat, site));
-        return sendBytes(c, { ...page, contentType: HTML, cacheControl: CACHE.immutable });
+        const page = cache.get(`bench:${r.served.etag}`, () =>
+          benchmarkPage({ stat, siteName, today: today(clock()) }),
+        );
+        return html(c, page, CACHE.immutable);
       }
       const f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
-      if (!f.ok) return htmlError(c, f.status, 'Unknown filter', f.message, site);
-      const stat = await pub.stat(slug, f.filters);
-      const page = cache.get(`bench:${stat.etag}`, () => benchmarkPage(stat.value, site));
-      return sendBytes(c, { ...page, contentType: HTML, cacheControl: CACHE.live });
+      if (!f.ok) return htmlError(c, f.status, 'Unknown filter', f.message);
+      const mk = matrixKeys(slug);
+      const keys = [[slug, f.filters] as const, ...mk.map(([s, fl]) => [s, fl] as const)];
+      const served = await load(keys);
+      const day = today(clock());
+      const page = cache.get(`${keyOf('bench', served)}:${day}`, () => {
+        const [main, ...cols] = served;
+        const matrix: MatrixColumn[] = cols.map((s, i) => {
+          const k = mk[i];
+          return { dimension: k?.[2] ?? '', value: k?.[3] ?? '', label: k?.[4] ?? '', stat: s.value };
+        });
+        return benchmarkPage({ stat: (main as Served<Stat>).value, siteName, matrix, today: day });
+      });
+      return html(c, page, CACHE.live);
     }),
   );
 
-  const methodology = cache.get('methodology', () =>
-    methodologyPage(pub.specs, { name: site, url: pub.site.baseUrl }, FREEZE_GRACE_MS / 60_000),
-  );
-  app.get('/methodology', (c) =>
-    sendBytes(c, { ...methodology, contentType: HTML, cacheControl: CACHE.doc }),
-  );
+  // Rendered per request from constants only; cheap, and it follows the simulated flag.
+  app.get('/methodology', (c) => {
+    const page = cache.get(`methodology:${pub.isSimulated}`, () =>
+      methodologyPage(
+        pub.specs,
+        { name: siteName, url: pub.site.baseUrl, simulated: pub.isSimulated },
+        FREEZE_GRACE_MS / 60_000,
+      ),
+    );
+    return html(c, page, CACHE.doc);
+  });
 
   app.get('/compare/:pair', (c) =>
     guard(c, async () => {
       const pair = c.req.param('pair');
       const at = pair.indexOf('-vs-');
       if (at <= 0) {
-        return htmlError(c, 400, 'Bad comparison', 'Compare pages look like /compare/mobula-vs-codex.', site);
+        return htmlError(c, 400, 'Bad comparison', 'Compare pages look like /compare/mobula-vs-codex.');
       }
       const r = await pub.compare(pair.slice(0, at), pair.slice(at + 4));
-      if (!r.ok) return htmlError(c, r.status, 'Cannot compare', r.message, site);
-      const page = cache.get(`compare:${r.served.etag}`, () => comparePage(r.served.value, site));
-      return sendBytes(c, { ...page, contentType: HTML, cacheControl: CACHE.live });
+      if (!r.ok) return htmlError(c, r.status, 'Cannot compare', r.message);
+      const page = cache.get(`compare:${r.served.etag}`, () => comparePage(r.served.value, siteName));
+      return html(c, page, CACHE.live);
     }),
+  );
+
+  const favicon = encoder.encode(FAVICON_SVG);
+  const faviconTag = etagOf(favicon);
+  // Pages carry the icon inline; this answers clients that ask for /favicon.ico anyway.
+  app.get('/favicon.ico', (c) =>
+    sendBytes(c, { body: favicon, etag: faviconTag, contentType: 'image/svg+xml', cacheControl: CACHE.doc }),
   );
 }

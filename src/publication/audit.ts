@@ -37,6 +37,7 @@ export async function buildAudit(
     provider: { slug: provider, name: providerName(provider) },
     pageUrl: urls.page(site, spec.slug),
     license: 'CC-BY-4.0' as const,
+    ...(site.simulated ? { simulated: true as const } : {}),
   };
   const p = eq('provider', provider);
   if (spec.derivation.mode === 'latest') {

@@ -1,21 +1,16 @@
-import type { Filters, Stat } from '../core/api-schemas.ts';
+import type { ChainBests, Filters, Stat } from '../core/api-schemas.ts';
+import { chainBests } from '../core/chain-bests.ts';
 import { DAY_MS } from '../core/dates.ts';
-import {
-  comparablePairs,
-  latestRows,
-  pairKeyOf,
-  type RankedRow,
-  rankRows,
-  windowRows,
-} from '../core/rows.ts';
-import { labelsKey, type Matcher, type Sample } from '../core/samples.ts';
-import { sparklineSeries } from '../core/sparkline.ts';
-import { type BenchmarkSpec, DIMENSION_NAMES, durationMs, type ProviderEntry } from '../core/spec-schema.ts';
+import { latestRows, type RankedRow, rankRows, windowRows } from '../core/rows.ts';
+import { type Matcher, matchesAll, type Sample } from '../core/samples.ts';
+import { carryForward, evaluateSeries, SERIES_GRIDS, seriesGrid } from '../core/series.ts';
+import { type BenchmarkSpec, DIMENSION_NAMES, type ProviderEntry } from '../core/spec-schema.ts';
 import { buildStat } from '../core/stat.ts';
 import type { Site } from '../core/urls.ts';
 import type { SampleStore } from '../store/sample-store.ts';
 
-const WINDOW_MS = DAY_MS;
+/** The Stat's window: every statistic (and the staleness bound of a latest count) covers 24 h. */
+export const WINDOW_MS = DAY_MS;
 
 function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -29,7 +24,8 @@ export function specMetrics(spec: BenchmarkSpec): string[] {
     : [d.metric, d.probeMetric, d.countMetric, d.unionMetric, d.cycle5xxMetric];
 }
 
-function selection(spec: BenchmarkSpec, filters: Filters | null) {
+/** The providers and label matchers of a (filtered) view, as every view reads them. */
+export function selection(spec: BenchmarkSpec, filters: Filters | null) {
   let providers: readonly ProviderEntry[] = spec.providers;
   const labelMatchers: Matcher[] = [];
   for (const d of DIMENSION_NAMES) {
@@ -81,8 +77,13 @@ export async function computeStat(
   const neverRun = bounds === null || bounds.min > evalTime;
   const d = spec.derivation;
   const windowStart = evalTime - WINDOW_MS;
+  // The sparkline's first point is evaluated over its own 24 h window, so the series reads 48 h; a
+  // frozen day reads that day only (no value carried in from the day before).
+  const seriesFrom = strict ? windowStart : windowStart - WINDOW_MS;
+  const grid = seriesGrid('24h', evalTime);
   let rankings: RankedRow[] = [];
-  let sparkline: number[] = [];
+  let leaderSeries: readonly (number | null)[] = [];
+  let bests: { best: ChainBests; worst: ChainBests } | undefined;
   let asOf: number | null = null;
 
   if (providers.length > 0 && !neverRun) {
@@ -96,39 +97,32 @@ export async function computeStat(
       });
       rankings = rankRows(latestRows(providers, latest), spec.higherIsBetter);
       asOf = maxT(latest);
+      bests = perChain(spec, filters, (provs, keep) =>
+        rankRows(
+          latestRows(
+            provs,
+            latest.filter((s) => keep(s)),
+          ),
+          spec.higherIsBetter,
+        ),
+      );
       const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
-      if (leader) {
-        const m = [{ name: 'provider', op: '=' as const, value: leader }, ...labelMatchers];
-        const [seed, inWindow] = await Promise.all([
-          strict
-            ? Promise.resolve([])
-            : store.latest({
-                metric: d.metric,
-                matchers: m,
-                at: windowStart,
-                notBefore: windowStart - WINDOW_MS,
-              }),
-          store.select({ metric: d.metric, matchers: m, after: windowStart, until: evalTime }),
-        ]);
-        // A count stands until it is replaced, so the series carries its last value forward.
-        sparkline = sparklineSeries(
-          [...seed, ...inWindow],
-          (s) => labelsKey(s.labels),
-          evalTime,
-          Number.POSITIVE_INFINITY,
-        );
+      const entry = providers.find((p) => p.slug === leader);
+      if (entry) {
+        const samples = await store.select({
+          metric: d.metric,
+          matchers: [{ name: 'provider', op: '=', value: entry.slug }, ...labelMatchers],
+          after: seriesFrom,
+          until: evalTime,
+        });
+        leaderSeries =
+          evaluateSeries([entry], { mode: 'latest', samples }, grid, WINDOW_MS).get(entry.slug) ?? [];
       }
     } else {
-      const lookback = 2 * durationMs(spec.cadence);
       const matchers = [providerMatcher, ...labelMatchers];
       const win = { matchers, after: windowStart, until: evalTime };
       const [values, probes, counts, unions, cycle5xx] = await Promise.all([
-        store.select({
-          metric: d.metric,
-          matchers,
-          after: strict ? windowStart : windowStart - lookback,
-          until: evalTime,
-        }),
+        store.select({ metric: d.metric, matchers, after: seriesFrom, until: evalTime }),
         store.select({ metric: d.probeMetric, ...win }),
         store.select({ metric: d.countMetric, ...win }),
         store.select({ metric: d.unionMetric, matchers: labelMatchers, after: windowStart, until: evalTime }),
@@ -140,42 +134,67 @@ export async function computeStat(
         }),
       ]);
       const inWindow = values.filter((s) => s.t > windowStart);
-      rankings = rankRows(
-        windowRows(providers, {
-          cellLabels: d.cellLabels,
-          values: inWindow,
-          probes,
-          counts,
-          unions,
-          cycle5xx,
-        }),
-        spec.higherIsBetter,
-      );
-      asOf = maxT(inWindow, probes);
-      const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
-      if (leader) {
-        // The sparkline aggregates cells too, so it follows the same fair-aggregation rule.
-        const comparable = comparablePairs(values, d.cellLabels);
-        const pair = pairKeyOf(d.cellLabels);
-        const cell = (s: Sample) => d.cellLabels.map((l) => s.labels[l] ?? '').join('\u0000');
-        sparkline = sparklineSeries(
-          values.filter((s) => s.labels.provider === leader && comparable.has(pair(s))),
-          cell,
-          evalTime,
-          lookback,
+      const rowsOf = (provs: readonly ProviderEntry[], keep: (s: Sample) => boolean) =>
+        rankRows(
+          windowRows(provs, {
+            cellLabels: d.cellLabels,
+            values: inWindow.filter(keep),
+            probes: probes.filter(keep),
+            counts: counts.filter(keep),
+            unions: unions.filter(keep),
+            cycle5xx,
+          }),
+          spec.higherIsBetter,
         );
+      rankings = rowsOf(providers, () => true);
+      asOf = maxT(inWindow, probes);
+      bests = perChain(spec, filters, rowsOf);
+      const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
+      const entry = providers.find((p) => p.slug === leader);
+      if (entry) {
+        // Every provider's values go in: comparability of a (cell, cycle) pair depends on them all.
+        leaderSeries =
+          evaluateSeries([entry], { mode: 'window', cellLabels: d.cellLabels, values }, grid, WINDOW_MS).get(
+            entry.slug,
+          ) ?? [];
       }
     }
   }
+  const { points, gaps } = carryForward(leaderSeries);
   return buildStat({
     spec,
     filters,
     rankings,
-    sparkline,
+    sparkline: points,
+    sparklineGrid: { startMs: grid[0] ?? evalTime, stepMs: SERIES_GRIDS['24h'].stepMs, gaps },
+    ...(bests && { chainBests: bests }),
     asOf,
     neverRun,
     evalTime,
     site,
     pinDay: opts.pinDay ?? null,
+  });
+}
+
+/**
+ * Best and worst per chain for a benchmark with a chain dimension: each chain is ranked from the
+ * samples already read, narrowed exactly as `?chain=<chain>` narrows them (its providers and label
+ * matchers), so a chain's best is the leader of that filtered Stat.
+ */
+function perChain(
+  spec: BenchmarkSpec,
+  filters: Filters | null,
+  rank: (providers: readonly ProviderEntry[], keep: (s: Sample) => boolean) => RankedRow[],
+): { best: ChainBests; worst: ChainBests } | undefined {
+  const dim = spec.dimensions.chain;
+  if (!dim) return undefined;
+  const chains = filters?.chain !== undefined ? [filters.chain] : dim.values.map((v) => v.value);
+  return chainBests(chains, (chain) => {
+    const sel = selection(spec, { ...filters, chain });
+    const slugs = new Set(sel.providers.map((p) => p.slug));
+    return rank(sel.providers, (s) => {
+      const p = s.labels.provider;
+      return (p === undefined || slugs.has(p)) && matchesAll(s.labels, sel.labelMatchers);
+    });
   });
 }

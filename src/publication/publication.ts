@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { Audit, CitableIndex, Featured, Filters, Freshness, Stat } from '../core/api-schemas.ts';
+import type { Audit, CitableIndex, Featured, Filters, Freshness, Series, Stat } from '../core/api-schemas.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { buildCompare } from '../core/compare.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
@@ -7,6 +7,7 @@ import { buildFeatured } from '../core/featured.ts';
 import { etagOf } from '../core/hash.ts';
 import { llmContextMarkdown } from '../core/markdown.ts';
 import { PROVIDERS, providerName } from '../core/providers.ts';
+import type { SeriesRange } from '../core/series.ts';
 import { type BenchmarkSpec, DIMENSION_NAMES, durationMs, SLUG_RE } from '../core/spec-schema.ts';
 import { citableRow } from '../core/stat.ts';
 import type { Site } from '../core/urls.ts';
@@ -14,6 +15,9 @@ import type { Store } from '../store/sample-store.ts';
 import { buildAudit } from './audit.ts';
 import { compareRowFor } from './compare-rows.ts';
 import { computeStat, specMetrics } from './compute.ts';
+import { DatasetPublisher } from './dataset.ts';
+import { readOrigins } from './sample-origins.ts';
+import { computeSeries } from './series-view.ts';
 import {
   type CompareResult,
   type FilterResolution,
@@ -29,7 +33,7 @@ export interface PublicationOptions {
   readonly store: Store;
   /** Site name and base URL; taken from `config` when omitted. */
   readonly site?: Site;
-  readonly config?: Pick<Config, 'siteName' | 'baseUrl'>;
+  readonly config?: Pick<Config, 'siteName' | 'baseUrl'> & { readonly simulated?: boolean };
   readonly clock?: () => number;
   /** Live views are recomputed at least this often, since the 24 h window slides. */
   readonly maxViewAgeMs?: number;
@@ -86,12 +90,20 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
 
 export class Publication implements PublicationApi {
   readonly specs: readonly BenchmarkSpec[];
-  readonly site: Site;
+  private readonly siteBase: Site;
+  /**
+   * Simulated data: set by the mode the service runs in (the demo, `--simulate`), or found in the
+   * store (samples labelled origin="simulated") at start-up or after an append. Once set it stays.
+   */
+  private simulated: boolean;
+  private originCheck: Promise<void>;
   private readonly store: Store;
   private readonly clock: () => number;
   private readonly bySlug: ReadonlyMap<string, BenchmarkSpec>;
   private readonly byMetric = new Map<string, string[]>();
   private readonly views: ViewCache<Served<Stat>>;
+  /** Series views, invalidated with the Stats of the same benchmark. */
+  private readonly seriesViews: ViewCache<Served<Series>>;
   private readonly aggregates: ViewCache<Served<unknown> | ServedText>;
   private readonly listeners = new Set<(slugs: ReadonlySet<string>) => void>();
   private readonly freezing = new Map<string, Promise<void>>();
@@ -108,12 +120,15 @@ export class Publication implements PublicationApi {
   private frozenThrough = Number.NEGATIVE_INFINITY;
   /** Appends that carried samples for an already frozen day (they change nothing published). */
   lateWrites = 0;
+  /** The daily open dataset (GET /api/dataset…), frozen with the day snapshots. */
+  readonly dataset: DatasetPublisher;
 
   constructor(opts: PublicationOptions) {
     this.specs = opts.specs;
     const site = opts.site ?? (opts.config && { name: opts.config.siteName, baseUrl: opts.config.baseUrl });
     if (!site) throw new TypeError('createPublication needs `site` or `config`');
-    this.site = site;
+    this.siteBase = site;
+    this.simulated = site.simulated === true || opts.config?.simulated === true;
     this.store = opts.store;
     this.clock = opts.clock ?? Date.now;
     this.bySlug = new Map(opts.specs.map((s) => [s.slug, s]));
@@ -122,8 +137,55 @@ export class Publication implements PublicationApi {
     }
     const maxAge = opts.maxViewAgeMs ?? 60_000;
     this.views = new ViewCache(maxAge, this.clock);
+    this.seriesViews = new ViewCache(maxAge, this.clock);
     this.aggregates = new ViewCache(maxAge, this.clock);
-    this.unsubscribe = this.store.onAppend((metrics, minT, maxT) => this.invalidate(metrics, minT, maxT));
+    this.unsubscribe = this.store.onAppend((metrics, minT, maxT) => {
+      this.seenStale = true;
+      this.invalidate(metrics, minT, maxT);
+      if (!this.simulated) this.originCheck = this.checkOrigin({ notBefore: minT - 1, at: maxT });
+    });
+    this.originCheck = this.simulated ? Promise.resolve() : this.checkOrigin();
+    this.dataset = new DatasetPublisher({
+      store: this.store,
+      specs: this.specs,
+      site: () => this.site,
+      clock: this.clock,
+      checkDay: (day) => this.checkDay(day),
+      firstDay: () => this.firstDay(),
+    });
+  }
+
+  /** Site name, base URL and whether the data is simulated: what every view is built with. */
+  get site(): Site {
+    return this.simulated ? { ...this.siteBase, simulated: true } : this.siteBase;
+  }
+
+  /** True when the data published comes from simulated providers. */
+  get isSimulated(): boolean {
+    return this.simulated;
+  }
+
+  /** Resolves once the start-up (or latest append's) look for simulated samples is done. */
+  originsChecked(): Promise<void> {
+    return this.originCheck;
+  }
+
+  /**
+   * Looks for simulated samples (all of the store, or one append's time range). Finding any marks
+   * every view simulated from then on and drops every cached view built before.
+   */
+  private async checkOrigin(range?: { notBefore: number; at: number }): Promise<void> {
+    try {
+      const o = await readOrigins(this.store, range);
+      if (!o.simulated || this.simulated) return;
+      this.simulated = true;
+      this.views.clear();
+      this.seriesViews.clear();
+      this.aggregates.clear();
+      for (const l of this.listeners) l(new Set(this.specs.map((s) => s.slug)));
+    } catch {
+      // A store that cannot be read serves nothing either; the next append looks again.
+    }
   }
 
   private invalidate(metrics: ReadonlySet<string>, minT: number, maxT: number): void {
@@ -135,7 +197,10 @@ export class Publication implements PublicationApi {
       this.firstDayStart = dayStart(minT);
     }
     if (dayStart(minT) <= this.frozenThrough) this.lateWrites++;
-    for (const s of slugs) this.views.invalidate(s);
+    for (const s of slugs) {
+      this.views.invalidate(s);
+      this.seriesViews.invalidate(s);
+    }
     this.aggregates.invalidate(ALL);
     for (const l of this.listeners) l(slugs);
   }
@@ -177,19 +242,64 @@ export class Publication implements PublicationApi {
         };
       }
       if (value === 'all') continue;
-      const match = dim.values.find((v) => v.value.toLowerCase() === value);
-      if (!match) {
+      // A dimension whose values come from the data (region) knows the values seen in the store.
+      const values = dim.fromData ? this.dataValues(d) : dim.values.map((v) => v.value);
+      const match = values.find((v) => v.toLowerCase() === value);
+      if (match === undefined) {
         return {
           ok: false,
           status: 404,
           error: 'unknown_dimension_value',
-          message: `Unknown ${d} "${rawValue}" for "${slug}". Valid values: ${dim.values.map((v) => v.value).join(', ')}.`,
+          message: `Unknown ${d} "${rawValue.slice(0, 64)}" for "${slug}". Valid values: ${values.join(', ') || 'none measured yet'}.`,
         };
       }
-      filters[d] = match.value;
+      filters[d] = match;
       any = true;
     }
     return { ok: true, filters: any ? filters : null };
+  }
+
+  /** Label values seen in the store per data-valued dimension (region), refreshed on appends. */
+  private readonly seen = new Map<string, readonly string[]>();
+  private seenLoad: Promise<void> | undefined;
+  private seenStale = true;
+
+  private dataValues(dim: string): readonly string[] {
+    if (this.seenStale) void this.loadDataValues();
+    return this.seen.get(dim) ?? [];
+  }
+
+  /**
+   * Reads the values of data-valued dimensions (e.g. every `region` a harness wrote) from the
+   * store's series; resolves once they are known. Called at start-up and after appends.
+   */
+  loadDataValues(): Promise<void> {
+    if (this.seenLoad) return this.seenLoad;
+    this.seenStale = false;
+    const dims = new Map<string, Set<string>>();
+    for (const spec of this.specs) {
+      for (const [d, dim] of Object.entries(spec.dimensions)) if (dim?.fromData) dims.set(d, new Set());
+    }
+    this.seenLoad = (async () => {
+      if (dims.size === 0) return;
+      const metrics = [...new Set(this.specs.flatMap(specMetrics))];
+      for (const m of metrics) {
+        for (const s of await this.store.series(m)) {
+          for (const [d, set] of dims) {
+            const v = s.labels[d];
+            if (v !== undefined) set.add(v);
+          }
+        }
+      }
+      for (const [d, set] of dims) this.seen.set(d, [...set].sort());
+    })()
+      .catch(() => {
+        this.seenStale = true;
+      })
+      .finally(() => {
+        this.seenLoad = undefined;
+      });
+    return this.seenLoad;
   }
 
   /** A view evaluated at an arbitrary time, uncached (snapshots, 24 h comparisons). */
@@ -202,9 +312,38 @@ export class Publication implements PublicationApi {
   stat(slug: string, filters: Filters | null): Promise<Served<Stat>> {
     const spec = this.bySlug.get(slug);
     if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
-    return this.views.get(`${slug}?${filterSig(filters)}`, slug, () =>
-      guarded(async () => serve(await computeStat(this.store, spec, filters, this.clock(), this.site))),
+    const key = `${slug}?${filterSig(filters)}`;
+    return this.views.get(key, slug, () =>
+      this.orLastGood(key, () =>
+        guarded(async () => serve(await computeStat(this.store, spec, filters, this.clock(), this.site))),
+      ),
     );
+  }
+
+  /** The last view computed per key, for when the store cannot be read. */
+  private readonly lastGood = new Map<string, Served<Stat>>();
+  private readonly degradedOf = new WeakMap<Served<Stat>, Served<Stat>>();
+
+  /**
+   * Backend down: the last computed view, marked `degraded: true`, instead of a 503 (only a view
+   * never computed fails). New samples or the next recompute after recovery replace it.
+   */
+  private async orLastGood(key: string, compute: () => Promise<Served<Stat>>): Promise<Served<Stat>> {
+    try {
+      const v = await compute();
+      if (this.lastGood.size >= 5000) this.lastGood.clear();
+      this.lastGood.set(key, v);
+      return v;
+    } catch (e) {
+      const last = this.lastGood.get(key);
+      if (!(e instanceof UnavailableError) || !last) throw e;
+      let d = this.degradedOf.get(last);
+      if (!d) {
+        d = serve({ ...last.value, degraded: true as const });
+        this.degradedOf.set(last, d);
+      }
+      return d;
+    }
   }
 
   /**
@@ -223,6 +362,47 @@ export class Publication implements PublicationApi {
     return { kind: 'ok', served };
   }
 
+  /**
+   * GET /api/series/{slug}: each provider's value on a fixed grid, as the Stat would have published
+   * it at each point. Cached and invalidated with the benchmark's Stats.
+   */
+  series(
+    slug: string,
+    filters: Filters | null,
+    range: SeriesRange,
+    providers: readonly string[] | null,
+  ): Promise<Served<Series>> {
+    const spec = this.bySlug.get(slug);
+    if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
+    const key = `series:${slug}?${range}&${filterSig(filters)}&${providers?.join(',') ?? ''}`;
+    return this.seriesViews.get(key, slug, () =>
+      guarded(async () =>
+        serve(
+          await computeSeries(this.store, {
+            spec,
+            filters,
+            range,
+            providers,
+            evalTime: this.clock(),
+            simulated: this.isSimulated,
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** Served bytes of a cached series, or undefined. */
+  peekSeries(
+    slug: string,
+    filters: Filters | null,
+    range: SeriesRange,
+    providers: readonly string[] | null,
+  ): Served<Series> | undefined {
+    return this.seriesViews.peek(
+      `series:${slug}?${range}&${filterSig(filters)}&${providers?.join(',') ?? ''}`,
+    );
+  }
+
   /** Served bytes for the hot path, or undefined when the view must be (re)computed. */
   peekStat(slug: string, filters: Filters | null): Served<Stat> | undefined {
     return this.views.peek(`${slug}?${filterSig(filters)}`);
@@ -235,7 +415,14 @@ export class Publication implements PublicationApi {
   private index(stats: readonly Stat[], snapshotDate: string | null): CitableIndex {
     const live = stats.filter((s) => this.bySlug.get(s.slug)?.status === 'live');
     return {
-      site: { name: this.site.name, url: this.site.baseUrl, license: 'CC-BY-4.0', snapshotDate },
+      site: {
+        name: this.site.name,
+        url: this.site.baseUrl,
+        license: 'CC-BY-4.0',
+        snapshotDate,
+        ...(this.simulated ? { simulated: true as const } : {}),
+        ...(stats.some((s) => s.degraded) ? { degraded: true as const } : {}),
+      },
       count: live.length,
       benchmarks: live.map(citableRow),
     };
@@ -483,6 +670,11 @@ export class Publication implements PublicationApi {
   startFreezer(onError: (e: unknown) => void = () => undefined): Promise<void> {
     const tick = async () => {
       await this.freezeClosedDays().catch(onError);
+      // The dataset files of closed days follow in the background: writing 90 days of Parquet at a
+      // first start must not hold back the first request (snapshots are frozen before it).
+      void this.dataset
+        .freezeClosedDays(this.closedBefore(this.clock()))
+        .catch((e: unknown) => this.dataset.closed || onError(e));
       const next = dayStart(this.clock()) + DAY_MS + FREEZE_GRACE_MS;
       this.freezeTimer = setTimeout(() => void tick(), Math.max(1000, next - this.clock()));
       this.freezeTimer.unref();
@@ -493,6 +685,7 @@ export class Publication implements PublicationApi {
   close(): void {
     if (this.freezeTimer) clearTimeout(this.freezeTimer);
     this.unsubscribe();
+    this.dataset.close();
   }
 }
 

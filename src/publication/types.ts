@@ -1,4 +1,5 @@
-import type { CitableIndex, Compare, Filters, Stat } from '../core/api-schemas.ts';
+import type { CitableIndex, Compare, Filters, Series, Stat } from '../core/api-schemas.ts';
+import type { SeriesRange } from '../core/series.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 
 /** A computed view kept as serialized bytes; serving it does no JSON work. */
@@ -36,6 +37,13 @@ export interface PublicationApi {
   compare(a: string, b: string): Promise<CompareResult>;
   /** The Stat frozen with a closed day's snapshot (images and pages pinned to that day). */
   frozenStat?(slug: string, day: string): Promise<FrozenStatResult>;
+  /** GET /api/series/{slug} (optional: the sample publication of the image scripts has none). */
+  series?(
+    slug: string,
+    filters: Filters | null,
+    range: SeriesRange,
+    providers: readonly string[] | null,
+  ): Promise<Served<Series>>;
   /** Called with the benchmark slugs whose views were invalidated by new samples. */
   onChange(listener: (slugs: ReadonlySet<string>) => void): () => void;
 }

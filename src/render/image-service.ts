@@ -77,8 +77,37 @@ function renderHistogram(reg: Registry): Histogram {
   });
 }
 
-function svgKey(slug: string, p: SparklineParams): string {
-  return `${slug}|${p.w}|${p.h}|${p.theme}`;
+/** `chain=solana&kind=…`: a filtered view's images are cached apart from the unfiltered ones. */
+export function filterKey(filters: Filters | null): string {
+  if (!filters) return '';
+  return Object.entries(filters)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+}
+
+function svgKey(slug: string, p: SparklineParams, filters: Filters | null = null): string {
+  return `${slug}|${p.w}|${p.h}|${p.theme}|${filterKey(filters)}`;
+}
+
+function ogKey(slug: string, filters: Filters | null): string {
+  return `${slug}?${filterKey(filters)}`;
+}
+
+/** The SVG of a Stat: its leader's series, in its unit, with the scale labelled. */
+function svgOf(stat: Stat, p: SparklineParams): string {
+  return renderSparklineSvg({
+    points: stat.sparkline,
+    width: p.w,
+    height: p.h,
+    theme: p.theme,
+    higherIsBetter: stat.higherIsBetter,
+    title: stat.title,
+    leaderName: stat.leader?.name ?? null,
+    unit: stat.unit,
+    gaps: stat.sparklineGaps,
+  });
 }
 
 /**
@@ -138,26 +167,27 @@ export class ImageService {
   }
 
   /** The stored OG PNG when it is known to be current, without any async work; else undefined. */
-  peekOg(slug: string): StoredImage | undefined {
-    const stat = this.opts.publication.peekStat?.(slug, null);
-    const hit = stat && this.og.get(slug);
+  peekOg(slug: string, filters: Filters | null = null): StoredImage | undefined {
+    const stat = this.opts.publication.peekStat?.(slug, filters);
+    const hit = stat && this.og.get(ogKey(slug, filters));
     return hit && hit.statEtag === stat.etag ? hit.image : undefined;
   }
 
   /** The stored SVG when it is known to be current, without any async work; else undefined. */
-  peekSvg(slug: string, p: SparklineParams): StoredImage | undefined {
-    const stat = this.opts.publication.peekStat?.(slug, null);
-    const hit = stat && this.svg.get(svgKey(slug, p));
+  peekSvg(slug: string, p: SparklineParams, filters: Filters | null = null): StoredImage | undefined {
+    const stat = this.opts.publication.peekStat?.(slug, filters);
+    const hit = stat && this.svg.get(svgKey(slug, p, filters));
     return hit && hit.statEtag === stat.etag ? hit.image : undefined;
   }
 
   /** The OG PNG of `slug`; throws UnknownBenchmarkError / UnavailableError from the publication. */
-  async getOg(slug: string): Promise<StoredImage> {
-    const stat = await this.opts.publication.stat(slug, null);
-    this.ogLatest.set(slug, stat.etag);
-    const hit = this.og.get(slug);
+  async getOg(slug: string, filters: Filters | null = null): Promise<StoredImage> {
+    const stat = await this.opts.publication.stat(slug, filters);
+    const cacheKey = ogKey(slug, filters);
+    this.ogLatest.set(cacheKey, stat.etag);
+    const hit = this.og.get(cacheKey);
     if (hit && hit.statEtag === stat.etag) return hit.image;
-    const key = `${slug}\n${stat.etag}`;
+    const key = `${cacheKey}\n${stat.etag}`;
     const running = this.ogInflight.get(key);
     if (running) return running;
     this.ogRenders += 1;
@@ -174,8 +204,10 @@ export class ImageService {
           cacheControl: CACHE.image,
           headers: PNG_HEADERS,
         };
-        if (this.ogLatest.get(slug) === stat.etag || !this.og.has(slug)) {
-          this.og.set(slug, { statEtag: stat.etag, image });
+        if (this.ogLatest.get(cacheKey) === stat.etag || !this.og.has(cacheKey)) {
+          // Filtered variants are few (one per declared dimension value) but bounded all the same.
+          if (this.og.size >= 200) this.og.clear();
+          this.og.set(cacheKey, { statEtag: stat.etag, image });
         }
         return image;
       })
@@ -217,15 +249,7 @@ export class ImageService {
           headers: PNG_HEADERS,
         };
       }
-      const body = renderSparklineSvg({
-        points: stat.sparkline,
-        width: kind.w,
-        height: kind.h,
-        theme: kind.theme,
-        higherIsBetter: stat.higherIsBetter,
-        title: stat.title,
-        leaderName: stat.leader?.name ?? null,
-      });
+      const body = svgOf(stat, kind);
       return {
         body,
         etag: etagOf(body),
@@ -244,25 +268,16 @@ export class ImageService {
   }
 
   /** The SVG sparkline of `slug` at the given (already validated) size and theme. */
-  async getSvg(slug: string, p: SparklineParams): Promise<StoredImage> {
-    const stat = await this.opts.publication.stat(slug, null);
-    const key = svgKey(slug, p);
+  async getSvg(slug: string, p: SparklineParams, filters: Filters | null = null): Promise<StoredImage> {
+    const stat = await this.opts.publication.stat(slug, filters);
+    const key = svgKey(slug, p, filters);
     const hit = this.svg.get(key);
     if (hit && hit.statEtag === stat.etag) return hit.image;
     // Rendering is synchronous and microseconds long: nothing can interleave between the miss
     // and the set below, so concurrent requests for one key render once.
     this.svgRenders += 1;
     this.counter?.inc({ kind: 'svg' });
-    const s = stat.value;
-    const body = renderSparklineSvg({
-      points: s.sparkline,
-      width: p.w,
-      height: p.h,
-      theme: p.theme,
-      higherIsBetter: s.higherIsBetter,
-      title: s.title,
-      leaderName: s.leader?.name ?? null,
-    });
+    const body = svgOf(stat.value, p);
     const image: StoredImage = {
       body,
       etag: etagOf(body),

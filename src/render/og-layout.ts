@@ -2,9 +2,10 @@
  * The 1200×630 OG card as satori element objects ({type, props}); no JSX runtime needed.
  *
  * Sparkline orientation: up means better. For lower-is-better metrics the y axis is inverted, the
- * same convention as /api/sparkline (see src/core/sparkline-svg.ts).
+ * same convention as /api/sparkline (see src/core/sparkline-svg.ts), as is the dashed drawing of
+ * carried points (OgModel.gaps).
  */
-import { coordsToString, sparklineCoords } from '../core/sparkline-svg.ts';
+import { coordsToString, sparklineCoords, sparklineLabels, sparklineRuns } from '../core/sparkline-svg.ts';
 import { FONT_FAMILY } from './fonts.ts';
 import type { OgModel } from './og-model.ts';
 import { fitFontSize } from './text-fit.ts';
@@ -45,6 +46,25 @@ function header(m: OgModel): OgNode {
   const kickerSize = fitFontSize(kicker, { width: 460, max: 16, min: 11, weight: 600, tracking: 0.12 });
   const nameSize = fitFontSize(m.siteName, { width: CONTENT_W - 520 - 44, max: 30, min: 16, weight: 800 });
   const right: OgChild[] = [];
+  if (m.simulated) {
+    right.push(
+      el(
+        'div',
+        {
+          display: 'flex',
+          fontSize: 13,
+          fontWeight: 800,
+          letterSpacing: 1.5,
+          color: '#ffffff',
+          backgroundColor: '#b42318',
+          padding: '4px 10px',
+          borderRadius: 4,
+          marginRight: 14,
+        },
+        'SIMULATED DATA',
+      ),
+    );
+  }
   if (m.isDraft) {
     right.push(
       el(
@@ -179,7 +199,13 @@ function body(m: OgModel): OgNode {
 function sparkline(m: OgModel): OgNode {
   const stroke = 4;
   const pad = 4;
-  const coords = sparklineCoords(m.points, CONTENT_W, SPARK_H, pad, m.higherIsBetter);
+  // The scale: best and worst values labelled at their heights in a right-hand gutter.
+  const labelSize = 17;
+  const labels = sparklineLabels(m.points, SPARK_H, pad, m.higherIsBetter, m.unit, labelSize);
+  const gutter = labels.length ? 150 : 0;
+  const plotW = CONTENT_W - gutter;
+  const coords = sparklineCoords(m.points, plotW, SPARK_H, pad, m.higherIsBetter, m.unit);
+  const runs = sparklineRuns(m.points, coords, m.gaps);
   let shapes: OgNode[];
   if (coords.length >= 2) {
     const line = coordsToString(coords);
@@ -191,17 +217,21 @@ function sparkline(m: OgModel): OgNode {
         type: 'polygon',
         props: { points: `${first[0]},${base} ${line} ${last[0]},${base}`, fill: C.accentFill },
       },
-      {
-        type: 'polyline',
-        props: {
-          points: line,
-          fill: 'none',
-          stroke: C.accent,
-          'stroke-width': stroke,
-          'stroke-linecap': 'round',
-          'stroke-linejoin': 'round',
-        },
-      },
+      // Measured runs solid, carried runs dashed (round caps lengthen each dash by the stroke: 12 on, 8 off).
+      ...runs.map(
+        (r): OgNode => ({
+          type: 'polyline',
+          props: {
+            points: coordsToString(r.coords),
+            fill: 'none',
+            stroke: C.accent,
+            'stroke-width': stroke,
+            'stroke-linecap': 'round',
+            'stroke-linejoin': 'round',
+            ...(r.carried ? { 'stroke-dasharray': '8 12' } : {}),
+          },
+        }),
+      ),
     ];
   } else {
     const y = SPARK_H / 2;
@@ -211,7 +241,7 @@ function sparkline(m: OgModel): OgNode {
         props: {
           x1: pad,
           y1: y,
-          x2: CONTENT_W - pad,
+          x2: plotW - pad,
           y2: y,
           stroke: C.muted,
           'stroke-width': 3,
@@ -221,23 +251,43 @@ function sparkline(m: OgModel): OgNode {
       },
     ];
   }
-  const caption = coords.length >= 2 ? 'LEADER · LAST 24 H · UP = BETTER' : 'NO 24 H SERIES YET';
+  const caption =
+    coords.length >= 2
+      ? `LEADER · LAST 24 H${m.filterLabel ? ` · ${m.filterLabel.toUpperCase()}` : ''} · UP = BETTER${runs.some((r) => r.carried) ? ' · DASHED = NOT MEASURED' : ''}`
+      : 'NO 24 H SERIES YET';
+  const labelNodes = labels.map((l) =>
+    el(
+      'div',
+      {
+        position: 'absolute',
+        right: 0,
+        top: Math.max(0, l.y - labelSize),
+        display: 'flex',
+        fontSize: labelSize,
+        fontWeight: 600,
+        color: C.muted,
+      },
+      l.text,
+    ),
+  );
   return el('div', { display: 'flex', flexDirection: 'column' }, [
     el(
       'div',
       { display: 'flex', fontSize: 12, fontWeight: 600, letterSpacing: 1.5, color: C.muted },
       caption,
     ),
-    {
-      type: 'svg',
-      props: {
-        width: CONTENT_W,
-        height: SPARK_H,
-        viewBox: `0 0 ${CONTENT_W} ${SPARK_H}`,
-        style: { marginTop: 6 },
-        children: shapes,
+    el('div', { display: 'flex', position: 'relative', width: CONTENT_W, height: SPARK_H, marginTop: 6 }, [
+      {
+        type: 'svg',
+        props: {
+          width: plotW,
+          height: SPARK_H,
+          viewBox: `0 0 ${plotW} ${SPARK_H}`,
+          children: shapes,
+        },
       },
-    },
+      ...labelNodes,
+    ]),
   ]);
 }
 
@@ -275,6 +325,37 @@ function footer(m: OgModel): OgNode {
   );
 }
 
+/**
+ * Across the whole card, so a screenshot or a crop of the demo never reads as a real result.
+ */
+function watermark(): OgNode {
+  return el(
+    'div',
+    {
+      position: 'absolute',
+      left: 0,
+      top: 0,
+      width: OG_WIDTH,
+      height: OG_HEIGHT,
+      display: 'flex',
+      alignItems: 'center',
+      justifyContent: 'center',
+    },
+    el(
+      'div',
+      {
+        display: 'flex',
+        fontSize: 150,
+        fontWeight: 800,
+        letterSpacing: 12,
+        color: 'rgba(200, 40, 40, 0.13)',
+        transform: 'rotate(-14deg)',
+      },
+      'SIMULATED',
+    ),
+  );
+}
+
 /** The whole card; pure, so the same model always yields the same tree (and the same PNG). */
 export function ogElement(m: OgModel): OgNode {
   return el(
@@ -290,8 +371,10 @@ export function ogElement(m: OgModel): OgNode {
       backgroundColor: C.bg,
       fontFamily: FONT_FAMILY,
       color: C.ink,
+      position: 'relative',
     },
     [
+      ...(m.simulated ? [watermark()] : []),
       el('div', { display: 'flex', flexDirection: 'column' }, [header(m), body(m)]),
       el('div', { display: 'flex', flexDirection: 'column' }, [
         sparkline(m),

@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import type { Filters } from '../core/api-schemas.ts';
 import { parseSparklineParams } from '../core/sparkline-svg.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { AppDeps } from '../http/deps.ts';
@@ -52,7 +53,46 @@ function badSlug(c: Context, slug: string): Response {
   );
 }
 
-/** GET /api/og/{slug} (PNG) and GET /api/sparkline/{slug}?w&h&theme (SVG). */
+const FILTERS = ['chain', 'region', 'kind', 'venue'] as const;
+
+type FilterRead =
+  | { ok: true; filters: Filters | null; date: string | undefined }
+  | { ok: false; response: Response };
+
+/**
+ * `?date=` and the dimension filters, read like /api/stat reads them: the same 400 and 404 rules,
+ * and a dated image is the unfiltered one frozen with the day.
+ */
+function readFilters(c: Context, deps: AppDeps, slug: string): FilterRead {
+  const q = readQuery(c, ['date', ...FILTERS]);
+  if (!q.ok) return { ok: false, response: sendError(c, 400, q.error, q.message) };
+  const v = q.values;
+  const any = FILTERS.some((d) => v[d] !== undefined);
+  if (!any) return { ok: true, filters: null, date: v.date };
+  if (v.date !== undefined) {
+    return {
+      ok: false,
+      response: sendError(
+        c,
+        400,
+        'bad_request',
+        'A dated image is the unfiltered one frozen with the day; drop the filters.',
+      ),
+    };
+  }
+  // An unknown slug answers like the unfiltered route (404 unknown_benchmark) from serve().
+  if (!deps.publication.spec(slug)) return { ok: true, filters: null, date: undefined };
+  const f = deps.publication.resolveFilters(slug, {
+    chain: v.chain,
+    region: v.region,
+    kind: v.kind,
+    venue: v.venue,
+  });
+  if (!f.ok) return { ok: false, response: sendError(c, f.status, f.error, f.message) };
+  return { ok: true, filters: f.filters, date: undefined };
+}
+
+/** GET /api/og/{slug} (PNG) and GET /api/sparkline/{slug}?w&h&theme (SVG), both with the Stat's filters. */
 export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageService): void {
   /** `?date=`: the image of a frozen day, as every link inside a day snapshot points to. */
   const dated = async (
@@ -73,12 +113,12 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
   app.get('/api/og/:slug', (c) => {
     const slug = c.req.param('slug');
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
-    const q = readQuery(c, ['date']);
-    if (!q.ok) return sendError(c, 400, q.error, q.message);
-    if (q.values.date !== undefined) return dated(c, slug, q.values.date, 'og');
-    const hit = images.peekOg(slug);
+    const f = readFilters(c, deps, slug);
+    if (!f.ok) return f.response;
+    if (f.date !== undefined) return dated(c, slug, f.date, 'og');
+    const hit = images.peekOg(slug, f.filters);
     if (hit) return sendBytes(c, hit);
-    return serve(c, deps, () => images.getOg(slug));
+    return serve(c, deps, () => images.getOg(slug, f.filters));
   });
 
   app.get('/api/sparkline/:slug', (c) => {
@@ -86,13 +126,13 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
     const params = parseSparklineParams(c.req.query());
     if (!params.ok) return sendError(c, 400, 'bad_request', params.message);
-    const q = readQuery(c, ['date']);
-    if (!q.ok) return sendError(c, 400, q.error, q.message);
-    if (q.values.date !== undefined) return dated(c, slug, q.values.date, params);
-    const hit = images.peekSvg(slug, params);
+    const f = readFilters(c, deps, slug);
+    if (!f.ok) return f.response;
+    if (f.date !== undefined) return dated(c, slug, f.date, params);
+    const hit = images.peekSvg(slug, params, f.filters);
     if (hit) return sendBytes(c, hit);
     // w and h are the client's, so every request can be a miss: render only while the loop has room.
     if (loadShedder.overloaded()) return renderBusy(c);
-    return serve(c, deps, () => images.getSvg(slug, params));
+    return serve(c, deps, () => images.getSvg(slug, params, f.filters));
   });
 }

@@ -1,4 +1,5 @@
 import { intBetween, rng } from './prng.ts';
+import { providerProfile } from './profiles.ts';
 
 /**
  * One chain of the simulated universe that every provider's listing draws from, with the id each
@@ -169,8 +170,10 @@ export function buildListings(seed: number): SimListings {
   const all = universe(seed);
   const r = rng(seed ^ 0xbeef);
   const isEvm = (c: Chain) => c.evmId !== null;
+  // Every listing's size is drawn from the seed by one rule for all providers (src/sim/profiles.ts).
+  const size = (slug: string) => providerProfile(seed, slug).listingSize;
 
-  const gtN = intBetween(r, 250, 265);
+  const gtN = size('geckoterminal');
   const gt = pick(all, seed, 1, gtN).map((c, i) => ({
     id: c.gt,
     name: c.name,
@@ -179,7 +182,7 @@ export function buildListings(seed: number): SimListings {
   // GeckoTerminal lists testnets with no flag (its real listing has monad-testnet).
   gt.splice(5, 0, { id: 'monad-testnet', name: 'Monad Testnet', platform: null });
 
-  const cxN = intBetween(r, 125, 135);
+  const cxN = size('codex');
   const cx = pick(all, seed, 2, cxN, (c) => c.codex !== null).map((c) => ({
     id: c.codex ?? 0,
     name: c.name,
@@ -188,7 +191,7 @@ export function buildListings(seed: number): SimListings {
   // Codex lists Sepolia with no flag; only the chain id says it is a testnet.
   cx.splice(7, 0, { id: 11155111, name: 'Sepolia', networkShortName: 'sepolia' });
 
-  const mbN = intBetween(r, 74, 78);
+  const mbN = size('mobula');
   const mbMain = pick(all, seed, 3, mbN).map((c, i) => mobulaEntry(c, i % 2 === 0, false));
   const mbTest = Array.from({ length: 11 }, (_, i) =>
     mobulaEntry(testChain(`Testnet ${i + 1}`, `testnet${i}`, 11_155_111 + i), true, true),
@@ -211,10 +214,10 @@ export function buildListings(seed: number): SimListings {
   const mobula = [...mbMain, ...mbTest, ...mbDup, sepolia, holesky];
   interleave(mobula, seed ^ 33);
 
-  const cpN = intBetween(r, 300, 310);
+  const cpN = size('coinpaprika');
   const cp = pick(all, seed, 4, cpN).map((c) => c.cp);
 
-  const cgN = intBetween(r, 395, 410);
+  const cgN = size('coingecko');
   const cg: Array<Record<string, unknown>> = pick(all, seed, 5, cgN).map((c) => ({
     id: c.cg,
     chain_identifier: c.evmId,
@@ -238,7 +241,7 @@ export function buildListings(seed: number): SimListings {
     { id: null, chain_identifier: null, name: 'Unlisted platform', shortname: '' },
   );
 
-  const cvN = intBetween(r, 78, 84);
+  const cvN = size('covalent');
   const cvMain = pick(all, seed, 6, cvN, isEvm).map((c) => covalentEntry(c, false));
   const cvTest = Array.from({ length: intBetween(r, 26, 30) }, (_, i) =>
     covalentEntry(testChain(`Testnet ${i + 1}`, `testnet${i}`, 10_000_000 + i), true),
@@ -246,7 +249,7 @@ export function buildListings(seed: number): SimListings {
   const covalent = [...cvMain, ...cvTest];
   interleave(covalent, seed ^ 66);
 
-  const csN = intBetween(r, 46, 50);
+  const csN = size('coinstats');
   const csChains = pick(all, seed, 7, csN);
   const coinstats: Array<Record<string, unknown>> = csChains.map((c) => ({
     connectionId: c.cs.replace(/[-_]/g, ''),
@@ -266,7 +269,7 @@ export function buildListings(seed: number): SimListings {
   }
   interleave(coinstats, seed ^ 77);
 
-  const sdN = intBetween(r, 50, 54);
+  const sdN = size('sim-dune');
   const sdMain = pick(all, seed, 8, sdN, isEvm).map((c, i) =>
     simEntry(c, i % 3 === 0 ? ['mainnet'] : ['default', 'mainnet']),
   );

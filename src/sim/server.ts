@@ -5,7 +5,8 @@ import { handle, type SimData } from './handlers.ts';
 import { checkAuth, errorBody, SIM_API_KEYS } from './keys.ts';
 import { buildListings } from './networks.ts';
 import { hashString, rng, unit } from './prng.ts';
-import { DEFAULT_CAPTURE, type TradeModel } from './trades.ts';
+import { captureProfiles } from './profiles.ts';
+import type { TradeModel } from './trades.ts';
 
 export const SIM_PROVIDERS = [
   'geckoterminal',
@@ -85,7 +86,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   const model: TradeModel = {
     seed: opts.seed,
     tradesPerHour: typeof tph === 'number' ? () => tph : tph,
-    capture: opts.capture ?? DEFAULT_CAPTURE,
+    capture: opts.capture ?? captureProfiles(opts.seed, SIM_PROVIDERS),
   };
   const data: SimData = { listings, model };
   const faults = new Map<string, { fault: Fault; remaining: number }>();

@@ -8,15 +8,13 @@ export interface TradeModel {
   readonly seed: number;
   /** Mean distinct transactions per hour for a token. */
   tradesPerHour(chain: string, address: string): number;
-  /** Per-provider share of the true trades it returns, per (token, hour): [lo, hi]. */
+  /**
+   * Per-provider share of the true trades it returns, per (token, hour): [lo, hi]. By default drawn
+   * from the seed for every provider alike (src/sim/profiles.ts); a provider missing here returns
+   * every trade.
+   */
   readonly capture: Readonly<Record<string, readonly [number, number]>>;
 }
-
-export const DEFAULT_CAPTURE: Readonly<Record<string, readonly [number, number]>> = {
-  mobula: [0.97, 1.0],
-  codex: [0.9, 0.96],
-  bitquery: [0.92, 0.99],
-};
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;

@@ -4,7 +4,12 @@ import type { PrometheusStoreOptions } from './prometheus-store.ts';
 /** Which `SampleStore` the service runs on: the embedded DuckDB file, or a Prometheus-compatible engine. */
 export type StoreConfig =
   | { readonly backend: 'embedded' }
-  | { readonly backend: 'prometheus'; readonly prometheus: PrometheusStoreOptions };
+  | {
+      readonly backend: 'prometheus';
+      readonly prometheus: PrometheusStoreOptions;
+      /** SNAPSHOT_DIR: frozen days as files every replica reads (default DATA_DIR/snapshots). */
+      readonly snapshotDir?: string;
+    };
 
 export class StoreConfigError extends Error {
   override readonly name = 'StoreConfigError';
@@ -87,8 +92,10 @@ export function loadStoreConfig(
       `PROMETHEUS_TENANT must be 1-150 printable characters without "/" (got "${tenant}")`,
     );
   }
+  const snapshotDir = nonEmpty(env.SNAPSHOT_DIR);
   return {
     backend: 'prometheus',
+    ...(snapshotDir === undefined ? {} : { snapshotDir }),
     prometheus: {
       url,
       writeUrl,

@@ -147,6 +147,11 @@ export class PrometheusStore implements SampleStore {
   private readonly buffer: WriteBuffer;
   private readonly url: string;
   private readonly writeUrl: string;
+
+  /** The query side (PROMETHEUS_URL), for callers that send PromQL to the engine directly. */
+  get queryUrl(): string {
+    return this.url;
+  }
   private readonly maxRangeMs: number;
   private readonly latestWindowMs: number;
   private readonly historyStart: number;

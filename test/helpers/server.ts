@@ -15,13 +15,16 @@ export interface Running {
 }
 
 /** A real service on a real socket (port 0), in-memory store, fixed clock. */
-export async function startServer(opts: { samples?: readonly Sample[] } = {}): Promise<Running> {
+export async function startServer(
+  opts: { samples?: readonly Sample[]; simulated?: boolean } = {},
+): Promise<Running> {
   const clock = { now: NOW };
   const config = testConfig({
     port: 0,
     benchmarksDir: BENCHMARKS_DIR,
     baseUrl: 'http://bench.test',
     logLevel: 'silent',
+    simulated: opts.simulated === true,
   });
   const service = await createService({
     config,

@@ -42,21 +42,46 @@ const UNSUPPORTED_NODES: Readonly<Record<string, string>> = {
 export function parsePromQL(query: string): Expr {
   const tree = parser.parse(query);
   let errorAt = -1;
+  const context: string[] = [];
   tree.iterate({
     enter: (n) => {
-      if (errorAt < 0 && n.type.isError) errorAt = n.from;
+      if (errorAt < 0 && n.type.isError) {
+        errorAt = n.from;
+        for (let p = n.node.parent; p; p = p.parent) context.push(p.name);
+      }
       return errorAt < 0;
     },
   });
   if (errorAt >= 0) {
+    const found =
+      errorAt >= query.length ? 'the end of the query' : `"${query.slice(errorAt, errorAt + 20)}"`;
     throw new PromQueryError(
       'parse',
-      `syntax error at position ${errorAt}: "${query.slice(errorAt, errorAt + 20)}"`,
+      `syntax error at position ${errorAt}: ${expectedIn(context)}, found ${found}\n  ${query}\n  ${' '.repeat(errorAt)}^`,
     );
   }
   const exprs = children(tree.topNode);
   if (exprs.length !== 1 || !exprs[0]) throw new PromQueryError('parse', 'expected exactly one expression');
   return new Walker(query).expr(exprs[0]);
+}
+
+/**
+ * What the grammar wanted where parsing stopped, from the construct the error sits in (innermost
+ * first), so an agent can fix the query without knowing the grammar.
+ */
+function expectedIn(context: readonly string[]): string {
+  const inner = context[0] ?? 'PromQL';
+  if (inner === 'UnquotedLabelMatcher' || inner === 'QuotedLabelMatcher') {
+    return 'expected a quoted label value, e.g. chain="solana"';
+  }
+  if (inner === 'LabelMatchers') return 'expected a label matcher or "}"';
+  if (inner === 'GroupingLabels') return 'expected a label name, "," or ")" in the by/without list';
+  if (inner === 'FunctionCallBody') return 'expected "," or ")" to close the function call';
+  if (inner === 'MatrixSelector') return 'expected a duration and "]", e.g. [1h]';
+  if (inner === 'BinaryExpr') return 'expected an expression after the operator';
+  if (inner === 'AggregateExpr') return 'expected "(" and an expression, e.g. sum by (chain) (metric)';
+  if (inner === 'VectorSelector' || inner === 'PromQL') return 'expected an operator or the end of the query';
+  return `unexpected input in ${inner}`;
 }
 
 function children(node: SyntaxNode): SyntaxNode[] {

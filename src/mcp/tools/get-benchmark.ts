@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { statSchema } from '../../core/api-schemas.ts';
+import type { BenchmarkSpec } from '../../core/spec-schema.ts';
 import { type BuiltTool, buildTool, type ToolResult, toolError, toolOk } from '../tool-def.ts';
 import type { ToolContext } from './context.ts';
 import { publicationFailure } from './errors.ts';
@@ -21,7 +22,60 @@ const input = z.object({
   region: dim('Narrow to one measurement region.'),
   kind: dim('Narrow to one provider kind, e.g. "dex-index".'),
   venue: dim('Narrow to one venue.'),
+  detail: z
+    .enum(['full', 'summary'])
+    .default('full')
+    .describe(
+      '"full" (default): exactly the HTTP Stat. "summary": value, leader, rankings, headline, quote, page URL and as-of only.',
+    ),
 });
+
+/** The compact answer for agents with little context. */
+export const statSummarySchema = z.object({
+  slug: z.string(),
+  title: z.string(),
+  unit: z.string(),
+  status: z.string(),
+  value: z.number().nullable(),
+  leader: z.object({ name: z.string(), slug: z.string(), value: z.number() }).nullable(),
+  rankings: z.array(
+    z.object({
+      rank: z.int().nullable(),
+      slug: z.string(),
+      name: z.string(),
+      value: z.number().describe('p50 in the benchmark unit'),
+      note: z.string().optional().describe('"unresponsive" or "no comparison": shown, not ranked'),
+    }),
+  ),
+  headline: z.string(),
+  quote: z.string(),
+  pageUrl: z.string(),
+  asOf: z.string().nullable(),
+  simulated: z.literal(true).optional(),
+});
+
+function summaryOf(stat: z.infer<typeof statSchema>): z.infer<typeof statSummarySchema> {
+  return {
+    slug: stat.slug,
+    title: stat.title,
+    unit: stat.unit,
+    status: stat.status,
+    value: stat.value,
+    leader: stat.leader,
+    rankings: stat.rankings.map((r) => ({
+      rank: r.rank,
+      slug: r.slug,
+      name: r.name,
+      value: r.ms.p50,
+      ...(r.unresponsive ? { note: 'unresponsive' } : r.noComparison ? { note: 'no comparison' } : {}),
+    })),
+    headline: stat.headline,
+    quote: stat.quote,
+    pageUrl: stat.pageUrl,
+    asOf: stat.asOf,
+    ...(stat.simulated ? { simulated: true as const } : {}),
+  };
+}
 
 const decoder = new TextDecoder();
 /**
@@ -40,6 +94,21 @@ function resultFor(body: Uint8Array): ToolResult {
   return r;
 }
 
+/** The dimensions that exist, per benchmark, from the specs (never one no benchmark declares). */
+function dimensionsText(specs: readonly BenchmarkSpec[]): string {
+  const parts: string[] = [];
+  for (const s of specs) {
+    for (const [d, dim] of Object.entries(s.dimensions)) {
+      if (!dim) continue;
+      const values = dim.fromData
+        ? 'values as measured, e.g. eu-west'
+        : dim.values.map((v) => v.value).join('|');
+      parts.push(`${s.slug} ${d}=${values}`);
+    }
+  }
+  return parts.join('; ') || 'none';
+}
+
 export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
   const { publication } = ctx;
   const slugs = publication.specs.map((s) => s.slug);
@@ -49,12 +118,13 @@ export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
     description: [
       'Returns one benchmark exactly as GET /api/stat/{slug} serves it: current value and leader, rankings (every provider with p50/p90/p99/mean in the benchmark unit, successRate, sampleSize; best first),',
       'a 24-hour sparkline of the leader, a headline and a paste-ready quote, citations (plain, BibTeX, APA, RIS), methodology, source, pageUrl and asOf.',
-      'Optionally narrow with a dimension the benchmark declares (its `dimensions` field lists them): chain (e.g. token-trade-coverage chain=solana|ethereum|bsc|base|stellar), region, kind (e.g. network-coverage kind=dex-index), venue.',
+      `Optionally narrow with a dimension the benchmark declares: ${dimensionsText(publication.specs)}.`,
+      'With detail="summary" it returns only value, leader, rankings (slug, name, p50), headline, quote, pageUrl and asOf.',
       'Cite the returned pageUrl and use `quote` as the attribution line. Unknown slugs or values return an error listing the valid choices.',
     ].join(' '),
     input,
-    output: statSchema,
-    async run({ slug, chain, region, kind, venue }) {
+    output: z.union([statSchema, statSummarySchema]),
+    async run({ slug, chain, region, kind, venue, detail }) {
       if (!publication.spec(slug)) {
         return toolError(
           'unknown_benchmark',
@@ -65,6 +135,7 @@ export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
       if (!resolved.ok) return toolError(resolved.error, resolved.message);
       try {
         const served = await publication.stat(slug, resolved.filters);
+        if (detail === 'summary') return toolOk(summaryOf(served.value));
         return resultFor(served.body);
       } catch (e) {
         return publicationFailure(e, slugs);

@@ -1,23 +1,26 @@
 import { z } from 'zod';
-import type { CitableRow } from '../../core/api-schemas.ts';
-import { benchmarkSpecSchema } from '../../core/spec-schema.ts';
+import { type CitableRow, simulatedSchema } from '../../core/api-schemas.ts';
+import type { benchmarkSpecSchema } from '../../core/spec-schema.ts';
 import { type BuiltTool, buildTool, toolOk } from '../tool-def.ts';
 import type { ToolContext } from './context.ts';
 import { publicationFailure } from './errors.ts';
 import { indexSpec, queryTokens, type SearchIndexEntry, score } from './search.ts';
 
-const CATEGORIES = benchmarkSpecSchema.shape.category.options;
+type Category = (typeof benchmarkSpecSchema.shape.category.options)[number];
 
-const input = z.object({
-  query: z
-    .string()
-    .max(200)
-    .optional()
-    .describe(
-      'Words to look for in slug, title, metric, category and provider names, e.g. "trade coverage" or "mobula". Omit to list everything.',
-    ),
-  category: z.enum(CATEGORIES).optional().describe('Only benchmarks of this category.'),
-});
+/** The input schema names only the categories some benchmark has (an agent cannot pick an empty one). */
+function inputFor(categories: readonly [Category, ...Category[]]) {
+  return z.object({
+    query: z
+      .string()
+      .max(200)
+      .optional()
+      .describe(
+        'Words to look for in slug, title, metric, category and provider names, e.g. "trade coverage" or "mobula". Omit to list everything.',
+      ),
+    category: z.enum(categories).optional().describe('Only benchmarks of this category.'),
+  });
+}
 
 const row = z.object({
   slug: z.string().describe('Pass to get_benchmark.'),
@@ -40,6 +43,7 @@ const output = z.object({
   count: z.int().describe('Rows returned.'),
   total: z.int().describe('Benchmarks published in all.'),
   benchmarks: z.array(row),
+  simulated: simulatedSchema,
 });
 
 type Row = z.infer<typeof row>;
@@ -64,11 +68,14 @@ export function listBenchmarksTool(ctx: ToolContext): BuiltTool {
   const { publication } = ctx;
   const slugs = publication.specs.map((s) => s.slug);
   const index = new Map<string, SearchIndexEntry>(publication.specs.map((s) => [s.slug, indexSpec(s)]));
+  const present = [...new Set(publication.specs.map((s) => s.category))].sort();
+  const categories = (present.length ? present : ['Aggregators']) as [Category, ...Category[]];
+  const input = inputFor(categories);
   return buildTool({
     name: 'list_benchmarks',
     title: 'List Citebench benchmarks',
     description: [
-      'Lists the published benchmarks of crypto infrastructure providers (data APIs, aggregators, RPCs, bridges).',
+      `Lists the published benchmarks of crypto infrastructure providers (${publication.specs.length} benchmarks; categories: ${categories.join(', ')}).`,
       'Call this first for discovery questions ("which benchmarks cover trade data?", "who leads network coverage?").',
       'Each row gives slug, title, category, metric, unit, status, the current leading value and leader, a citable headline, the page url and asOf.',
       'Filter with `query` (free words, matched against slug, title, metric and provider names; results are ranked by relevance) and/or `category`.',
@@ -78,8 +85,11 @@ export function listBenchmarksTool(ctx: ToolContext): BuiltTool {
     output,
     async run({ query, category }) {
       let rows: CitableRow[];
+      let simulated = false;
       try {
-        rows = (await publication.citable()).value.benchmarks;
+        const idx = (await publication.citable()).value;
+        rows = idx.benchmarks;
+        simulated = idx.site.simulated === true;
       } catch (e) {
         return publicationFailure(e, slugs);
       }
@@ -97,7 +107,12 @@ export function listBenchmarksTool(ctx: ToolContext): BuiltTool {
           .map((x) => x.r);
       }
       const benchmarks = rows.map(compact);
-      return toolOk({ count: benchmarks.length, total, benchmarks });
+      return toolOk({
+        count: benchmarks.length,
+        total,
+        benchmarks,
+        ...(simulated ? { simulated: true } : {}),
+      });
     },
   });
 }

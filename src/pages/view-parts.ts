@@ -1,0 +1,50 @@
+import type { Stat } from '../core/api-schemas.ts';
+import { formatValue } from '../core/format.ts';
+import { renderSparklineSvg } from '../core/sparkline-svg.ts';
+import { esc } from './html.ts';
+
+/** How a unit is named in a column header: "count", "%", "ms". */
+export function unitLabel(unit: string): string {
+  return unit === 'pct' ? '%' : unit;
+}
+
+export function statusBadge(status: string): string {
+  return `<span class="badge ${esc(status)}">${esc(status)}</span>`;
+}
+
+/**
+ * An inline bar whose length is the value's share of the best one (for lower-is-better metrics,
+ * the best's share of the value), so a longer bar is always better.
+ */
+export function bar(value: number, best: number, higherIsBetter: boolean, label: string): string {
+  const share = higherIsBetter ? (best > 0 ? value / best : 0) : value > 0 ? best / value : 0;
+  const pct = Math.max(1, Math.min(100, Math.round(share * 100)));
+  return `<span class="bar" style="width:${pct}%" role="img" aria-label="${esc(label)}"></span>`;
+}
+
+/** The leader's 24 h series as an inline SVG that scales to its container (no request). */
+export function inlineSparkline(stat: Stat, width: number, height: number): string {
+  return renderSparklineSvg({
+    points: stat.sparkline,
+    width,
+    height,
+    theme: 'light',
+    higherIsBetter: stat.higherIsBetter,
+    title: stat.title,
+    leaderName: stat.leader?.name ?? null,
+    unit: stat.unit,
+    gaps: stat.sparklineGaps,
+  })
+    .replace(/^<\?xml[^>]*>\s*/, '')
+    .replace('<svg ', '<svg class="spark" preserveAspectRatio="xMidYMid meet" ');
+}
+
+export function fmt(value: number | null, unit: string): string {
+  return value === null ? '–' : formatValue(value, unit);
+}
+
+/** Root-relative path of an absolute URL of this site (links work behind any BASE_URL). */
+export function pathOf(url: string): string {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+}

@@ -1,0 +1,224 @@
+import type { DatasetIndex } from '../core/api-schemas.ts';
+import { canonicalJson } from '../core/canonical-json.ts';
+import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
+import { etagOf } from '../core/hash.ts';
+import { STORED_METRIC_NAMES } from '../core/metric-names.ts';
+import type { Sample } from '../core/samples.ts';
+import type { BenchmarkSpec } from '../core/spec-schema.ts';
+import type { Site } from '../core/urls.ts';
+import type { Store } from '../store/sample-store.ts';
+import { specMetrics } from './compute.ts';
+import { type DatasetFiles, writeDatasetFiles } from './dataset-files.ts';
+
+export const DATASET_EXTENSIONS = ['parquet', 'csv'] as const;
+export type DatasetExtension = (typeof DATASET_EXTENSIONS)[number];
+
+export const DATASET_CONTENT_TYPES: Readonly<Record<DatasetExtension, string>> = {
+  parquet: 'application/vnd.apache.parquet',
+  csv: 'text/csv; charset=utf-8',
+};
+
+/** What a day's files are, frozen with them (the index reads this, never the files). */
+interface DayMeta {
+  readonly rows: number;
+  readonly sha256: string;
+  readonly csvSha256: string;
+}
+
+export interface DatasetFile {
+  readonly body: Uint8Array<ArrayBuffer>;
+  readonly etag: string;
+  /** True for a closed day: the bytes never change. */
+  readonly frozen: boolean;
+}
+
+export type DatasetDayResult =
+  | { kind: 'ok'; file: DatasetFile }
+  | { kind: 'bad_date' | 'not_frozen' | 'no_data'; message: string };
+
+/** The day checks the publication already makes for snapshots (same rules, same messages). */
+export interface DatasetDeps {
+  readonly store: Store;
+  readonly specs: readonly BenchmarkSpec[];
+  readonly site: () => Site;
+  readonly clock: () => number;
+  checkDay(
+    day: string,
+  ): Promise<
+    | { kind: 'ok' | 'today'; day: string; start: number }
+    | { kind: 'bad_date' | 'not_frozen'; message: string }
+  >;
+  /** First UTC day with any sample, or null (read once by the publication). */
+  firstDay(): Promise<number | null>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const metaKey = (day: string) => `dataset:${day}.json`;
+const fileKey = (day: string, ext: DatasetExtension) => `dataset:${day}.${ext}`;
+const isoDay = (start: number) => new Date(start).toISOString().slice(0, 10);
+
+/**
+ * The daily open dataset: every published sample of a UTC day as Parquet and CSV. A closed day's
+ * files are written once, after the day's snapshot, and stored as snapshots (Parquet as base64,
+ * since snapshot bodies are text), so they are byte-identical forever whatever arrives later;
+ * today's are rebuilt from the store and kept until the next append.
+ */
+export class DatasetPublisher {
+  private readonly freezing = new Map<string, Promise<DayMeta>>();
+  private readonly metas = new Map<string, DayMeta>();
+  private today: { day: string; files: Promise<DatasetFiles> } | undefined;
+  private readonly metrics: readonly string[];
+  private readonly unsubscribe: () => void;
+  /** Set by close(): a background freeze stops at the next day instead of failing on a closed store. */
+  closed = false;
+
+  constructor(private readonly deps: DatasetDeps) {
+    this.metrics = [...new Set([...STORED_METRIC_NAMES, ...deps.specs.flatMap(specMetrics)])].sort();
+    this.unsubscribe = deps.store.onAppend(() => {
+      this.today = undefined;
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.unsubscribe();
+  }
+
+  /** Every published sample with dayStart ≤ t ≤ dayEnd, read through the SampleStore interface. */
+  async samplesOf(start: number): Promise<Sample[]> {
+    const out: Sample[] = [];
+    for (const metric of this.metrics) {
+      out.push(...(await this.deps.store.select({ metric, after: start - 1, until: dayEnd(start) })));
+    }
+    return out;
+  }
+
+  /** The files of any day, built now from the store (the CLI export of days not frozen). */
+  async build(start: number): Promise<DatasetFiles> {
+    return writeDatasetFiles(await this.samplesOf(start));
+  }
+
+  private todayFiles(day: string, start: number): Promise<DatasetFiles> {
+    if (this.today?.day !== day) {
+      const files = this.build(start);
+      this.today = { day, files };
+      files.catch(() => {
+        if (this.today?.files === files) this.today = undefined;
+      });
+    }
+    return this.today.files;
+  }
+
+  private async readMeta(day: string): Promise<DayMeta | null> {
+    const hit = this.metas.get(day);
+    if (hit) return hit;
+    const stored = await this.deps.store.getSnapshot(metaKey(day));
+    if (!stored) return null;
+    const meta = JSON.parse(decoder.decode(stored.body)) as DayMeta;
+    this.metas.set(day, meta);
+    return meta;
+  }
+
+  /**
+   * Freezes a closed day's files once: the files first, the meta last (it marks a complete freeze);
+   * an existing freeze is never rewritten. A day without samples stores only its meta (rows 0).
+   */
+  freeze(day: string): Promise<DayMeta> {
+    const running = this.freezing.get(day);
+    if (running) return running;
+    const p = (async () => {
+      const existing = await this.readMeta(day);
+      if (existing) return existing;
+      const parsed = parseDay(day);
+      if (!parsed.ok) throw new Error(parsed.message);
+      const files = await this.build(parsed.start);
+      if (files.rows > 0) {
+        const b64 = encoder.encode(Buffer.from(files.parquet).toString('base64'));
+        await this.deps.store.putSnapshot(fileKey(day, 'parquet'), b64, etagOf(files.parquet));
+        await this.deps.store.putSnapshot(fileKey(day, 'csv'), files.csv, etagOf(files.csv));
+      }
+      const meta: DayMeta = { rows: files.rows, sha256: files.sha256.parquet, csvSha256: files.sha256.csv };
+      const body = encoder.encode(canonicalJson(meta));
+      const stored = await this.deps.store.putSnapshot(metaKey(day), body, etagOf(body));
+      const kept = JSON.parse(decoder.decode(stored.body)) as DayMeta;
+      this.metas.set(day, kept);
+      return kept;
+    })().finally(() => this.freezing.delete(day));
+    this.freezing.set(day, p);
+    return p;
+  }
+
+  /** Freezes every closed day from the first with data (the freezer runs this after the snapshots). */
+  async freezeClosedDays(until: number): Promise<number> {
+    const first = await this.deps.firstDay();
+    let n = 0;
+    if (first === null) return 0;
+    for (let d = first; d < until && !this.closed; d += DAY_MS) {
+      const day = isoDay(d);
+      if (!(await this.readMeta(day))) n++;
+      await this.freeze(day);
+    }
+    return n;
+  }
+
+  private async frozenFile(day: string, ext: DatasetExtension): Promise<DatasetFile | null> {
+    const stored = await this.deps.store.getSnapshot(fileKey(day, ext));
+    if (!stored) return null;
+    const body =
+      ext === 'parquet'
+        ? new Uint8Array(Buffer.from(decoder.decode(stored.body), 'base64'))
+        : (stored.body as Uint8Array<ArrayBuffer>);
+    return { body, etag: stored.etag, frozen: true };
+  }
+
+  /** GET /api/dataset/{day}.{ext}. */
+  async file(day: string, ext: DatasetExtension): Promise<DatasetDayResult> {
+    const d = await this.deps.checkDay(day);
+    if (d.kind === 'bad_date' || d.kind === 'not_frozen') return d;
+    const noData = { kind: 'no_data' as const, message: `${day} has no samples.` };
+    if (d.kind === 'today') {
+      const files = await this.todayFiles(day, d.start);
+      if (files.rows === 0) return noData;
+      const body = files[ext];
+      return { kind: 'ok', file: { body, etag: etagOf(body), frozen: false } };
+    }
+    const meta = await this.freeze(day);
+    if (meta.rows === 0) return noData;
+    const file = await this.frozenFile(day, ext);
+    if (!file) return { kind: 'not_frozen', message: `${day}'s files are not stored yet; retry shortly.` };
+    return { kind: 'ok', file };
+  }
+
+  /** GET /api/dataset: the days that have samples, oldest first, today last (not frozen). */
+  async index(): Promise<DatasetIndex> {
+    const first = await this.deps.firstDay();
+    const days: DatasetIndex['days'] = [];
+    if (first === null) return { days };
+    const base = this.deps.site().baseUrl;
+    const entry = (day: string, meta: DayMeta, frozen: boolean) => ({
+      date: day,
+      rows: meta.rows,
+      frozen,
+      parquet: `${base}/api/dataset/${day}.parquet`,
+      csv: `${base}/api/dataset/${day}.csv`,
+      sha256: meta.sha256,
+      csvSha256: meta.csvSha256,
+    });
+    const today = dayStart(this.deps.clock());
+    for (let d = first; d <= today; d += DAY_MS) {
+      const day = isoDay(d);
+      const c = await this.deps.checkDay(day);
+      if (c.kind === 'ok') {
+        const meta = await this.freeze(day);
+        if (meta.rows > 0) days.push(entry(day, meta, true));
+      } else if (c.kind === 'today') {
+        const f = await this.todayFiles(day, d);
+        if (f.rows > 0) {
+          days.push(entry(day, { rows: f.rows, sha256: f.sha256.parquet, csvSha256: f.sha256.csv }, false));
+        }
+      }
+    }
+    return { days };
+  }
+}

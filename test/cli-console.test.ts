@@ -1,0 +1,102 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { ROOT, spawnService, until200 } from './helpers/service-process.ts';
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, ['bin/citebench.mjs', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, BASE_URL: 'http://127.0.0.1:1', ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('console polish', () => {
+  it('--help on every subcommand prints help and starts nothing; help and --version work', () => {
+    for (const args of [
+      ['serve', '--help'],
+      ['demo', '--help'],
+      ['harness', '--help'],
+      ['help'],
+      ['help', 'serve'],
+      ['--help'],
+    ]) {
+      const r = cli(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.out, args.join(' ')).toMatch(/usage: /);
+      expect(r.out + r.err).not.toMatch(/listening|backfilling/);
+    }
+    const v = cli(['--version']);
+    expect(v.code).toBe(0);
+    expect(v.out).toMatch(/^citebench \d+\.\d+\.\d+\n$/);
+  }, 60_000);
+
+  it('every documented variable is validated and the bad value is echoed', () => {
+    const bad = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as Error).message;
+      }
+      throw new Error(`accepted ${JSON.stringify(env)}`);
+    };
+    expect(bad({ PORT: 'abc' })).toContain('PORT=abc is not a port');
+    expect(bad({ DEMO_SEED: 'abc' })).toContain('DEMO_SEED=abc is not an integer');
+    expect(bad({ HARNESS_ENABLED: 'yes' })).toContain('HARNESS_ENABLED=yes must be true or false');
+    expect(bad({ BASE_URL: 'localhost:8080' })).toContain('BASE_URL=localhost:8080 is not an http(s) URL');
+    expect(bad({ DEMO_SPEED: '0' })).toContain('DEMO_SPEED=0');
+    expect(loadConfig({ BASE_URL: 'https://bench.example.org/' }).baseUrl).toBe('https://bench.example.org');
+  });
+
+  it('a bad variable stops serve with one line naming it', () => {
+    const r = cli(['serve'], { PORT: 'abc' });
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toEqual([
+      'cannot start: invalid configuration: PORT=abc is not a port (an integer from 0 to 65535)',
+    ]);
+  }, 30_000);
+
+  it('serve on an empty DATA_DIR measures at start-up, prints where to look, and a taken PORT is one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cb-empty-'));
+    const p = await spawnService(
+      { DATA_DIR: dir },
+      { command: [process.execPath, 'bin/citebench.mjs', 'serve', '--simulate'] },
+    );
+    try {
+      await p.waitFor(/open http:\/\/127\.0\.0\.1:\d+\/\n/, 20_000);
+      expect(p.output()).toMatch(/curl http:\/\/127\.0\.0\.1:\d+\/api\/citable/);
+      await until200(`${p.base}/healthz`, 10_000, p);
+      // Not waiting for the next 6-hour slot: network-coverage has data within seconds.
+      const end = Date.now() + 30_000;
+      let draft = true;
+      while (draft && Date.now() < end) {
+        const f = await (await fetch(`${p.base}/api/freshness`)).json();
+        draft = f.status['network-coverage'].draft;
+        if (draft) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(draft).toBe(false);
+      const taken = cli(['serve'], {
+        PORT: String(p.port),
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'cb-port-')),
+        HARNESS_ENABLED: 'false',
+      });
+      expect(taken.code).toBe(2);
+      // Log lines (timestamped) aside, the failure is one line.
+      const lines = taken.err
+        .trim()
+        .split('\n')
+        .filter((l) => !/^\d{4}-\d\d-\d\dT/.test(l));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^cannot start: .*already in use; set PORT/);
+    } finally {
+      p.child.kill('SIGTERM');
+      await p.exited();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,255 @@
+/**
+ * The daily open dataset: Parquet and CSV written by DuckDB, read back, frozen byte-identical
+ * across restarts, served with the right errors; and the README's recompute queries.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExportCli } from '../src/cli/export-cli.ts';
+import { testConfig } from '../src/config.ts';
+import { METRICS } from '../src/core/metric-names.ts';
+import type { Sample } from '../src/core/samples.ts';
+import { buildDataset } from '../src/demo/dataset.ts';
+import { writeDatasetFiles } from '../src/publication/dataset-files.ts';
+import { loadSpecs } from '../src/publication/load-specs.ts';
+import { createPublication } from '../src/publication/publication.ts';
+import { openDuckDbStore } from '../src/store/duckdb-store.ts';
+import { BENCHMARKS_DIR, H, NOW } from './helpers/fixture.ts';
+import { openApiValidator, type ResponseValidator } from './helpers/openapi.ts';
+import { type Running, startServer } from './helpers/server.ts';
+
+const YESTERDAY = '2026-11-19';
+
+async function query(sql: string): Promise<Record<string, unknown>[]> {
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  try {
+    return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+describe('writeDatasetFiles', () => {
+  it('Parquet and CSV hold the same rows, one per sample, sorted; two writes are byte-identical', async () => {
+    const samples: Sample[] = [
+      { metric: 'networks_supported', labels: { provider: 'codex' }, t: NOW, v: 133 },
+      {
+        metric: 'token_trade_capture_pct',
+        labels: { provider: 'mobula', chain: 'solana', token: 'BONK' },
+        t: NOW,
+        v: 97.5,
+      },
+      { metric: 'networks_supported', labels: { provider: 'codex' }, t: NOW - H, v: 131 },
+      {
+        metric: 'network_listed',
+        labels: { provider: 'codex', name: 'Quote "x", y', raw_id: 'a,b' },
+        t: NOW,
+        v: 1,
+      },
+    ];
+    const a = await writeDatasetFiles(samples);
+    const b = await writeDatasetFiles([...samples].reverse());
+    expect(Buffer.compare(a.parquet, b.parquet)).toBe(0);
+    expect(Buffer.compare(a.csv, b.csv)).toBe(0);
+    expect(a.rows).toBe(4);
+    const dir = await mkdtemp(join(tmpdir(), 'citebench-ds-'));
+    try {
+      await writeFile(join(dir, 'd.parquet'), a.parquet);
+      await writeFile(join(dir, 'd.csv'), a.csv);
+      const cols = 'metric, chain, name, provider, raw_id, token, epoch_ms("timestamp") AS t, value';
+      const pq = await query(`SELECT ${cols} FROM read_parquet('${dir}/d.parquet')`);
+      const csv = await query(
+        `SELECT ${cols} FROM read_csv('${dir}/d.csv', header = true, all_varchar = false, types = {'value': 'DOUBLE'})`,
+      );
+      expect(pq).toEqual(csv);
+      expect(pq.map((r) => [r.metric, r.provider, r.value])).toEqual([
+        ['network_listed', 'codex', 1],
+        ['networks_supported', 'codex', 131],
+        ['networks_supported', 'codex', 133],
+        ['token_trade_capture_pct', 'mobula', 97.5],
+      ]);
+      expect(pq[0]?.name).toBe('Quote "x", y');
+      expect(pq[2]?.t).toBe(String(NOW));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('frozen days', () => {
+  it("a closed day's files are byte-identical across restarts and late writes; the export writes the same", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'citebench-ds-'));
+    const path = join(dir, 'citebench.duckdb');
+    const specs = await loadSpecs(BENCHMARKS_DIR);
+    const config = testConfig({ baseUrl: 'http://bench.test', dataDir: dir, benchmarksDir: BENCHMARKS_DIR });
+    const open = async () => {
+      const store = await openDuckDbStore({ path });
+      return { store, publication: createPublication({ specs, store, config, clock: () => NOW }) };
+    };
+    try {
+      let s = await open();
+      await s.store.append(buildDataset({ seed: 3, days: 2, end: NOW }));
+      await s.publication.freezeClosedDays();
+      await s.publication.dataset.freezeClosedDays(Date.UTC(2026, 10, 20));
+      const first = await s.publication.dataset.file(YESTERDAY, 'parquet');
+      const firstCsv = await s.publication.dataset.file(YESTERDAY, 'csv');
+      if (first.kind !== 'ok' || firstCsv.kind !== 'ok') throw new Error(`not served: ${first.kind}`);
+      expect(first.file.frozen).toBe(true);
+      // A late sample for the closed day changes nothing published.
+      await s.store.append([
+        {
+          metric: METRICS.networksSupported,
+          labels: { provider: 'codex' },
+          t: Date.UTC(2026, 10, 19, 13),
+          v: 999,
+        },
+      ]);
+      s.publication.close();
+      await s.store.close();
+      s = await open();
+      const again = await s.publication.dataset.file(YESTERDAY, 'parquet');
+      if (again.kind !== 'ok') throw new Error(again.kind);
+      expect(Buffer.compare(again.file.body, first.file.body)).toBe(0);
+      expect(again.file.etag).toBe(first.file.etag);
+      const idx = await s.publication.dataset.index();
+      const y = idx.days.find((d) => d.date === YESTERDAY);
+      expect(y).toMatchObject({
+        frozen: true,
+        parquet: `http://bench.test/api/dataset/${YESTERDAY}.parquet`,
+      });
+      expect(idx.days.at(-1)).toMatchObject({ date: '2026-11-20', frozen: false });
+      s.publication.close();
+      await s.store.close();
+
+      const out = join(dir, 'out');
+      const lines: string[] = [];
+      const code = await runExportCli(['--from', YESTERDAY, '--to', YESTERDAY, '--out', out], {
+        env: { DATA_DIR: dir, BENCHMARKS_DIR },
+        now: () => NOW,
+        out: (x) => lines.push(x),
+        err: (x) => lines.push(x),
+        tty: false,
+      });
+      expect(code).toBe(0);
+      expect(
+        Buffer.compare(await readFile(join(out, `citebench-${YESTERDAY}.parquet`)), first.file.body),
+      ).toBe(0);
+      expect(
+        Buffer.compare(await readFile(join(out, `citebench-${YESTERDAY}.csv`)), firstCsv.file.body),
+      ).toBe(0);
+      expect(lines.join('')).toContain('1/1 days (100%)');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('HTTP', () => {
+  let srv: Running;
+  let api: ResponseValidator;
+  beforeAll(async () => {
+    srv = await startServer();
+    api = await openApiValidator(await (await srv.get('/api/openapi.json')).json());
+  });
+  afterAll(async () => {
+    await srv.close();
+  });
+  const call = async (template: string, path: string) => {
+    const res = await srv.get(path);
+    const body = Buffer.from(await res.arrayBuffer());
+    api.check(template, 'get', res, body.toString('utf8'));
+    return { res, body };
+  };
+
+  it('GET /api/dataset lists the days with samples; a closed day is immutable with a strong ETag', async () => {
+    const { res, body } = await call('/api/dataset', '/api/dataset');
+    expect(res.status).toBe(200);
+    const idx = JSON.parse(body.toString());
+    expect(idx.days.map((d: { date: string }) => d.date)).toEqual([
+      '2026-11-17',
+      '2026-11-18',
+      '2026-11-19',
+      '2026-11-20',
+    ]);
+    const y = idx.days.find((d: { date: string }) => d.date === YESTERDAY);
+    const pq = await call('/api/dataset/{file}', `/api/dataset/${YESTERDAY}.parquet`);
+    expect(pq.res.status).toBe(200);
+    expect(pq.res.headers.get('content-type')).toBe('application/vnd.apache.parquet');
+    expect(pq.res.headers.get('cache-control')).toContain('immutable');
+    expect(pq.res.headers.get('etag')).toMatch(/^"[\w-]+"$/);
+    expect(pq.body.subarray(0, 4).toString()).toBe('PAR1');
+    const { createHash } = await import('node:crypto');
+    expect(createHash('sha256').update(pq.body).digest('hex')).toBe(y.sha256);
+    const csv = await call('/api/dataset/{file}', `/api/dataset/${YESTERDAY}.csv`);
+    expect(csv.body.toString().split('\n')[0]).toMatch(/^metric,.*,timestamp,value$/);
+    expect(csv.body.toString().trim().split('\n').length - 1).toBe(y.rows);
+    const today = await call('/api/dataset/{file}', '/api/dataset/2026-11-20.csv');
+    expect(today.res.headers.get('cache-control')).not.toContain('immutable');
+  });
+
+  it('400 for a malformed date or an unknown extension, 404 for a day without data', async () => {
+    expect((await call('/api/dataset/{file}', '/api/dataset/2026-11-19.json')).res.status).toBe(400);
+    expect((await call('/api/dataset/{file}', '/api/dataset/2026-13-01.csv')).res.status).toBe(400);
+    expect((await call('/api/dataset/{file}', '/api/dataset/yesterday.parquet')).res.status).toBe(400);
+    expect((await call('/api/dataset/{file}', '/api/dataset/2026-12-01.csv')).res.status).toBe(400);
+  });
+
+  it('404 for a day inside the history without a sample', async () => {
+    // Samples on the 17th and the 19th only: the 18th is a hole.
+    const samples = buildDataset({ seed: 3, days: 3, end: NOW }).filter(
+      (x) => x.t < Date.UTC(2026, 10, 18) || x.t >= Date.UTC(2026, 10, 19),
+    );
+    const gap = await startServer({ samples });
+    try {
+      const res = await gap.get('/api/dataset/2026-11-18.parquet');
+      expect(res.status).toBe(404);
+      expect((await res.json()).error).toBe('no_data');
+      const idx = await (await gap.get('/api/dataset')).json();
+      expect(idx.days.map((d: { date: string }) => d.date)).not.toContain('2026-11-18');
+    } finally {
+      await gap.close();
+    }
+  });
+});
+
+describe('README: recomputing published numbers from the files', () => {
+  const readme = () => readFile(join(import.meta.dirname, '../README.md'), 'utf8');
+  /** The SQL blocks of the README section, with the file names pointed at the test files. */
+  async function readmeSql(name: string, dir: string): Promise<string> {
+    const text = await readme();
+    const m = new RegExp(`-- ${name}\\n([\\s\\S]*?)\`\`\``).exec(text);
+    if (!m?.[1]) throw new Error(`README has no "-- ${name}" query`);
+    return m[1].replaceAll(`'citebench-${YESTERDAY}.parquet'`, `'${dir}/d.parquet'`);
+  }
+
+  it("reproduces the frozen day's network-coverage counts and token-trade p50s", async () => {
+    const f = await startServer({ samples: buildDataset({ seed: 5, days: 3, end: NOW }) });
+    const dir = await mkdtemp(join(tmpdir(), 'citebench-ds-'));
+    try {
+      const file = Buffer.from(await (await f.get(`/api/dataset/${YESTERDAY}.parquet`)).arrayBuffer());
+      await writeFile(join(dir, 'd.parquet'), file);
+      const frozen = async (slug: string) => (await f.get(`/api/stat/${slug}?date=${YESTERDAY}`)).json();
+      const net = await frozen('network-coverage');
+      const counts = await query(await readmeSql('network-coverage', dir));
+      expect(Object.fromEntries(counts.map((r) => [r.provider, r.networks]))).toEqual(
+        Object.fromEntries(
+          net.rankings.map((r: { slug: string; ms: { p50: number } }) => [r.slug, r.ms.p50]),
+        ),
+      );
+      const trade = await frozen('token-trade-coverage');
+      const p50 = await query(await readmeSql('token-trade-coverage', dir));
+      for (const r of trade.rankings as { slug: string; ms: { p50: number }; noComparison: boolean }[]) {
+        if (r.noComparison) continue;
+        const row = p50.find((x) => x.provider === r.slug);
+        expect(Number(Number(row?.p50).toPrecision(6)), r.slug).toBe(r.ms.p50);
+      }
+    } finally {
+      await f.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

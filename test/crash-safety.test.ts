@@ -122,6 +122,8 @@ describe('kill -9 mid-write, then restart on the same DATA_DIR', () => {
     running.push(second);
     await until200(`${second.base}/healthz`, 30_000, second);
     const firstDay = new Date(Math.min(...(slots.get(TRADE) ?? []))).toISOString().slice(0, 10);
+    // Older closed days are frozen in the background after the newest: until then "not frozen yet".
+    await until200(`${second.base}/api/citable/${firstDay}`, 30_000, second);
     const snap = await fetch(`${second.base}/api/citable/${firstDay}`);
     expect(snap.status).toBe(200);
     const frozen = await snap.text();

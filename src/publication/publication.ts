@@ -648,33 +648,55 @@ export class Publication implements PublicationApi {
   }
 
   /** Freezes every closed day from the first day with data that is not frozen yet. */
-  async freezeClosedDays(): Promise<number> {
+  /** Closed days from the first day with data, newest first (the one most likely to be asked for). */
+  private async closedDays(): Promise<number[]> {
     const first = await this.firstDay();
     const until = this.closedBefore(this.clock());
+    const out: number[] = [];
+    if (first !== null) for (let d = until - DAY_MS; d >= first; d -= DAY_MS) out.push(d);
+    return out;
+  }
+
+  /** Freezes one closed day unless it is frozen; true when it was frozen now. */
+  private async freezeOne(d: number): Promise<boolean> {
+    const day = new Date(d).toISOString().slice(0, 10);
+    const had = await guarded(() => this.store.getSnapshot(`citable:${day}`));
+    if (!had) await this.freezeDay(day);
+    this.frozenThrough = Math.max(this.frozenThrough, d);
+    return !had;
+  }
+
+  /** Freezes every closed day that is not frozen yet; returns how many it froze. */
+  async freezeClosedDays(): Promise<number> {
     let n = 0;
-    if (first !== null) {
-      for (let d = first; d < until; d += DAY_MS) {
-        const day = new Date(d).toISOString().slice(0, 10);
-        if (!(await guarded(() => this.store.getSnapshot(`citable:${day}`)))) n++;
-        await this.freezeDay(day);
-        this.frozenThrough = Math.max(this.frozenThrough, d);
-      }
-    }
+    for (const d of await this.closedDays()) if (await this.freezeOne(d)) n++;
     return n;
   }
 
   /**
-   * Freezes every closed day not frozen yet now (the returned promise), then each day again at
-   * 00:00 UTC plus the grace period.
+   * Freezes the newest closed day now (the returned promise: a start-up waits for it), every older
+   * closed day not frozen yet in the background (a first start on 90 days of history must not hold
+   * back the first request; until then such a day answers "not frozen yet, retry shortly"), then
+   * each day again at 00:00 UTC plus the grace period.
    */
   startFreezer(onError: (e: unknown) => void = () => undefined): Promise<void> {
     const tick = async () => {
-      await this.freezeClosedDays().catch(onError);
-      // The dataset files of closed days follow in the background: writing 90 days of Parquet at a
-      // first start must not hold back the first request (snapshots are frozen before it).
-      void this.dataset
-        .freezeClosedDays(this.closedBefore(this.clock()))
-        .catch((e: unknown) => this.dataset.closed || onError(e));
+      const [newest, ...older] = await this.closedDays().catch((e: unknown) => {
+        onError(e);
+        return [] as number[];
+      });
+      if (newest !== undefined) await this.freezeOne(newest).catch(onError);
+      void (async () => {
+        for (const d of older) {
+          if (this.closed) return;
+          await this.freezeOne(d).catch(onError);
+        }
+        // The dataset files of closed days follow, also in the background.
+        await this.dataset
+          .freezeClosedDays(this.closedBefore(this.clock()))
+          .catch((e: unknown) => this.dataset.closed || onError(e));
+      })();
+      if (this.closed) return;
       const next = dayStart(this.clock()) + DAY_MS + FREEZE_GRACE_MS;
       this.freezeTimer = setTimeout(() => void tick(), Math.max(1000, next - this.clock()));
       this.freezeTimer.unref();
@@ -682,7 +704,10 @@ export class Publication implements PublicationApi {
     return tick();
   }
 
+  private closed = false;
+
   close(): void {
+    this.closed = true;
     if (this.freezeTimer) clearTimeout(this.freezeTimer);
     this.unsubscribe();
     this.dataset.close();

@@ -30,9 +30,15 @@ async function start(churn: boolean) {
 }
 
 async function renders(base: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const m = /^citebench_image_renders_total\{kind="og"\} (\d+)/m.exec(text);
-  return Number(m?.[1] ?? 0);
+  // /metrics answers 503 busy while the event loop is saturated (right after a load run): retry.
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${base}/metrics`);
+    const text = await res.text();
+    if (res.status === 200)
+      return Number(/^citebench_image_renders_total\{kind="og"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('/metrics stayed busy');
 }
 
 const rows: (string | number)[][] = [['run', 'req/s', 'p50 ms', 'p99 ms', 'OG renders during run', 'errors']];

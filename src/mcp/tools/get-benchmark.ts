@@ -3,14 +3,8 @@ import { statSchema } from '../../core/api-schemas.ts';
 import type { BenchmarkSpec } from '../../core/spec-schema.ts';
 import { type BuiltTool, buildTool, type ToolResult, toolError, toolOk } from '../tool-def.ts';
 import type { ToolContext } from './context.ts';
+import { dimensionArgs } from './dimension-args.ts';
 import { publicationFailure } from './errors.ts';
-
-const dim = (what: string) =>
-  z
-    .string()
-    .max(64)
-    .optional()
-    .describe(`${what} Only for benchmarks that declare this dimension; "all" or omitted means every value.`);
 
 const input = z.object({
   slug: z
@@ -18,10 +12,7 @@ const input = z.object({
     .min(1)
     .max(100)
     .describe('Benchmark slug from list_benchmarks, e.g. "token-trade-coverage".'),
-  chain: dim('Narrow to one chain, e.g. "solana".'),
-  region: dim('Narrow to one measurement region.'),
-  kind: dim('Narrow to one provider kind, e.g. "dex-index".'),
-  venue: dim('Narrow to one venue.'),
+  ...dimensionArgs,
   detail: z
     .enum(['full', 'summary'])
     .default('full')

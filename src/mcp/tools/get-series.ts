@@ -4,14 +4,8 @@ import { SERIES_RANGES } from '../../core/series.ts';
 import { resolveSeriesRequest } from '../../publication/series-request.ts';
 import { type BuiltTool, buildTool, type ToolResult, toolError, toolOk } from '../tool-def.ts';
 import type { ToolContext } from './context.ts';
+import { dimensionArgs } from './dimension-args.ts';
 import { publicationFailure } from './errors.ts';
-
-const dim = (what: string) =>
-  z
-    .string()
-    .max(64)
-    .optional()
-    .describe(`${what} Only for benchmarks that declare this dimension; "all" or omitted means every value.`);
 
 const input = z.object({
   slug: z.string().min(1).max(100).describe('Benchmark slug from list_benchmarks, e.g. "network-coverage".'),
@@ -20,10 +14,7 @@ const input = z.object({
     .max(8)
     .optional()
     .describe(`One of ${SERIES_RANGES.join(', ')} (default 24h).`),
-  chain: dim('Narrow to one chain, e.g. "solana".'),
-  region: dim('Narrow to one measurement region.'),
-  kind: dim('Narrow to one provider kind, e.g. "dex-index".'),
-  venue: dim('Narrow to one venue.'),
+  ...dimensionArgs,
   providers: z
     .string()
     .max(512)

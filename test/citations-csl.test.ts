@@ -1,10 +1,9 @@
 import { Cite } from '@citation-js/core';
 import '@citation-js/plugin-csl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CITE_FORMATS, citeCsl } from '../src/core/citations.ts';
 import { NOW } from './helpers/fixture.ts';
-import { openApiValidator, type ResponseValidator } from './helpers/openapi.ts';
-import { type Running, startServer } from './helpers/server.ts';
+import { serverWithApi } from './helpers/openapi.ts';
 
 const input = {
   siteName: 'Citebench',
@@ -37,20 +36,12 @@ describe('CSL-JSON', () => {
 });
 
 describe('GET /api/cite/{slug}/csl', () => {
-  let srv: Running;
-  let api: ResponseValidator;
-  beforeAll(async () => {
-    srv = await startServer();
-    api = await openApiValidator(await (await srv.get('/api/openapi.json')).json());
-  });
-  afterAll(async () => {
-    await srv.close();
-  });
+  const t = serverWithApi();
 
   it('serves CSL-JSON live and for a frozen day; the 400 answer lists csl', async () => {
-    const live = await srv.get('/api/cite/network-coverage/csl');
+    const live = await t.srv.get('/api/cite/network-coverage/csl');
     const body = await live.text();
-    api.check('/api/cite/{slug}/{format}', 'get', live, body);
+    t.api.check('/api/cite/{slug}/{format}', 'get', live, body);
     expect(live.status).toBe(200);
     expect(live.headers.get('content-type')).toBe('application/vnd.citationstyles.csl+json');
     expect(live.headers.get('content-disposition')).toContain('.csl.json');
@@ -61,14 +52,14 @@ describe('GET /api/cite/{slug}/csl', () => {
       'date-parts': [[d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()]],
     });
 
-    const dated = await srv.get('/api/cite/network-coverage/csl?date=2026-11-19');
+    const dated = await t.srv.get('/api/cite/network-coverage/csl?date=2026-11-19');
     expect(dated.status).toBe(200);
     expect(dated.headers.get('cache-control')).toContain('immutable');
     const frozen = new Cite(await dated.json()).data[0] as Record<string, unknown>;
     expect(frozen.accessed).toEqual({ 'date-parts': [[2026, 11, 19]] });
     expect(frozen.URL).toBe('http://bench.test/benchmarks/network-coverage?date=2026-11-19');
 
-    const bad = await srv.get('/api/cite/network-coverage/enw');
+    const bad = await t.srv.get('/api/cite/network-coverage/enw');
     expect(bad.status).toBe(400);
     expect((await bad.json()).message).toContain('csl');
   });

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runExportCli } from '../src/cli/export-cli.ts';
 import { testConfig } from '../src/config.ts';
 import { METRICS } from '../src/core/metric-names.ts';
@@ -17,8 +17,8 @@ import { loadSpecs } from '../src/publication/load-specs.ts';
 import { createPublication } from '../src/publication/publication.ts';
 import { openDuckDbStore } from '../src/store/duckdb-store.ts';
 import { BENCHMARKS_DIR, H, NOW } from './helpers/fixture.ts';
-import { openApiValidator, type ResponseValidator } from './helpers/openapi.ts';
-import { type Running, startServer } from './helpers/server.ts';
+import { serverWithApi } from './helpers/openapi.ts';
+import { startServer } from './helpers/server.ts';
 
 const YESTERDAY = '2026-11-19';
 
@@ -149,19 +149,11 @@ describe('frozen days', () => {
 });
 
 describe('HTTP', () => {
-  let srv: Running;
-  let api: ResponseValidator;
-  beforeAll(async () => {
-    srv = await startServer();
-    api = await openApiValidator(await (await srv.get('/api/openapi.json')).json());
-  });
-  afterAll(async () => {
-    await srv.close();
-  });
+  const t = serverWithApi();
   const call = async (template: string, path: string) => {
-    const res = await srv.get(path);
+    const res = await t.srv.get(path);
     const body = Buffer.from(await res.arrayBuffer());
-    api.check(template, 'get', res, body.toString('utf8'));
+    t.api.check(template, 'get', res, body.toString('utf8'));
     return { res, body };
   };
 

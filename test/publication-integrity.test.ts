@@ -2,7 +2,7 @@
  * Regression tests for the publication-integrity rules (issue 10), each on crafted samples or
  * requests that showed the defect.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Stat } from '../src/core/api-schemas.ts';
 import { buildCompare, compareRow } from '../src/core/compare.ts';
 import { buildFeatured } from '../src/core/featured.ts';
@@ -11,8 +11,8 @@ import type { Sample } from '../src/core/samples.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
 import { createPublication } from '../src/publication/publication.ts';
 import { fixture, H, NOW } from './helpers/fixture.ts';
-import { openApiValidator, type ResponseValidator } from './helpers/openapi.ts';
-import { type Running, startServer } from './helpers/server.ts';
+import { serverWithApi } from './helpers/openapi.ts';
+import { startServer } from './helpers/server.ts';
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 const TRADE = 'token-trade-coverage';
@@ -268,17 +268,11 @@ describe('rules 5–7: snapshots that never change, pinned links, real date erro
 });
 
 describe('rules 6, 8, 9, 11 over HTTP', () => {
-  let srv: Running;
-  let api: ResponseValidator;
-  beforeAll(async () => {
-    srv = await startServer();
-    api = await openApiValidator(await (await srv.get('/api/openapi.json')).json());
-  });
-  afterAll(() => srv.close());
+  const t = serverWithApi();
   const get = async (template: string, path: string, init?: RequestInit) => {
-    const res = await srv.get(path, init);
+    const res = await t.srv.get(path, init);
     const body = await res.text();
-    if (init?.method !== 'HEAD') api.check(template, 'get', res, body);
+    if (init?.method !== 'HEAD') t.api.check(template, 'get', res, body);
     return { res, body };
   };
 
@@ -298,7 +292,7 @@ describe('rules 6, 8, 9, 11 over HTTP', () => {
     expect((await get('/api/stat/{slug}', '/api/stat/network-coverage?date=2026-11-20')).res.status).toBe(
       404,
     );
-    const page = await srv.get('/benchmarks/network-coverage?date=2026-11-19');
+    const page = await t.srv.get('/benchmarks/network-coverage?date=2026-11-19');
     expect(page.status).toBe(200);
   });
 
@@ -317,10 +311,10 @@ describe('rules 6, 8, 9, 11 over HTTP', () => {
     expect(live.body).toContain('Retrieved 2026-11-20');
     // NOW is 12:00 UTC: 12 h left in the day, so the hour cap applies; at 23:59:30 only 30 s remain.
     expect(live.res.headers.get('cache-control')).toBe('public, max-age=3600');
-    srv.clock.now = Date.UTC(2026, 10, 20, 23, 59, 30);
+    t.srv.clock.now = Date.UTC(2026, 10, 20, 23, 59, 30);
     const late = await get('/api/cite/{slug}/{format}', '/api/cite/token-trade-coverage/txt');
     expect(late.res.headers.get('cache-control')).toBe('public, max-age=30');
-    srv.clock.now = NOW;
+    t.srv.clock.now = NOW;
   });
 
   it('a repeated query parameter is 400, not the first value silently; long values are refused', async () => {
@@ -333,43 +327,43 @@ describe('rules 6, 8, 9, 11 over HTTP', () => {
   });
 
   it('/api/llm-context keeps its ETag while the data does not change', async () => {
-    const a = await srv.get('/api/llm-context');
+    const a = await t.srv.get('/api/llm-context');
     await a.text();
-    srv.clock.now = NOW + 90_000;
-    const b = await srv.get('/api/llm-context');
+    t.srv.clock.now = NOW + 90_000;
+    const b = await t.srv.get('/api/llm-context');
     await b.text();
-    srv.clock.now = NOW;
+    t.srv.clock.now = NOW;
     expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
   });
 
   it('HEAD carries Content-Length, CORS exposes ETag, a trailing slash redirects 308', async () => {
-    const get1 = await srv.get('/api/citable');
+    const get1 = await t.srv.get('/api/citable');
     const len = (await get1.arrayBuffer()).byteLength;
-    const head = await srv.get('/api/citable', { method: 'HEAD' });
+    const head = await t.srv.get('/api/citable', { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe(String(len));
     expect(get1.headers.get('access-control-expose-headers')).toMatch(/ETag/);
     expect(get1.headers.get('access-control-expose-headers')).toMatch(/Retry-After/);
-    const slash = await srv.get('/api/stat/network-coverage/?kind=dex-index', { redirect: 'manual' });
+    const slash = await t.srv.get('/api/stat/network-coverage/?kind=dex-index', { redirect: 'manual' });
     expect(slash.status).toBe(308);
     expect(slash.headers.get('location')).toBe('/api/stat/network-coverage?kind=dex-index');
   });
 
   it('the OpenAPI document lists 304, 405 and 503 for every GET route, and a 304 validates', async () => {
-    const doc = await (await srv.get('/api/openapi.json')).json();
+    const doc = await (await t.srv.get('/api/openapi.json')).json();
     for (const [path, item] of Object.entries(doc.paths as Record<string, { get?: { responses: object } }>)) {
       if (!item.get) continue;
       for (const code of ['304', '405', '503'])
         expect(Object.keys(item.get.responses), `${path} ${code}`).toContain(code);
     }
-    const first = await srv.get('/api/citable');
+    const first = await t.srv.get('/api/citable');
     await first.text();
     const cond = await get('/api/citable', '/api/citable', {
       headers: { 'if-none-match': first.headers.get('etag') ?? '' },
     });
     expect(cond.res.status).toBe(304);
-    const post = await srv.get('/api/citable', { method: 'POST' });
-    api.check('/api/citable', 'get', post, await post.text());
+    const post = await t.srv.get('/api/citable', { method: 'POST' });
+    t.api.check('/api/citable', 'get', post, await post.text());
     expect(post.status).toBe(405);
   });
 });

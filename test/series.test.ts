@@ -3,14 +3,13 @@
  * check the grid and the null rules; the demo dataset checks that every point is what the Stat
  * publishes at that instant.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { METRICS } from '../src/core/metric-names.ts';
 import { PROVIDERS } from '../src/core/providers.ts';
 import type { Sample } from '../src/core/samples.ts';
 import { carryForward, evaluateSeries, seriesGrid, sparklineSegments } from '../src/core/series.ts';
 import { fixture, H, NOW } from './helpers/fixture.ts';
-import { openApiValidator, type ResponseValidator } from './helpers/openapi.ts';
-import { type Running, startServer } from './helpers/server.ts';
+import { serverWithApi } from './helpers/openapi.ts';
 
 const MIN = 60_000;
 const DAY = 24 * H;
@@ -204,19 +203,11 @@ describe('bestPerChain / worstPerChain', () => {
 });
 
 describe('HTTP and MCP', () => {
-  let srv: Running;
-  let api: ResponseValidator;
-  beforeAll(async () => {
-    srv = await startServer();
-    api = await openApiValidator(await (await srv.get('/api/openapi.json')).json());
-  });
-  afterAll(async () => {
-    await srv.close();
-  });
+  const t = serverWithApi();
   const call = async (path: string) => {
-    const res = await srv.get(path);
+    const res = await t.srv.get(path);
     const body = await res.text();
-    api.check('/api/series/{slug}', 'get', res, body);
+    t.api.check('/api/series/{slug}', 'get', res, body);
     return { res, body };
   };
 
@@ -237,7 +228,7 @@ describe('HTTP and MCP', () => {
       expect(p.color).toBe(PROVIDERS.get(p.slug)?.color);
       expect(p.values).toHaveLength(73);
     }
-    const again = await srv.get('/api/series/network-coverage', {
+    const again = await t.srv.get('/api/series/network-coverage', {
       headers: { 'if-none-match': res.headers.get('etag') ?? '' },
     });
     expect(again.status).toBe(304);
@@ -258,7 +249,7 @@ describe('HTTP and MCP', () => {
   });
 
   it('the MCP tool get_series returns the same JSON', async () => {
-    const res = await srv.get('/api/mcp/mcp', {
+    const res = await t.srv.get('/api/mcp/mcp', {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -276,7 +267,7 @@ describe('HTTP and MCP', () => {
       }),
     });
     const rpc = await res.json();
-    const http = await (await srv.get('/api/series/token-trade-coverage?range=30d&chain=base')).json();
+    const http = await (await t.srv.get('/api/series/token-trade-coverage?range=30d&chain=base')).json();
     expect(rpc.result.structuredContent).toEqual(http);
     expect(JSON.parse(rpc.result.content[0].text)).toEqual(http);
   });

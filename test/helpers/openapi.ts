@@ -1,6 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { afterAll, beforeAll } from 'vitest';
+import { type Running, startServer } from './server.ts';
 
 type Doc = {
   paths: Record<
@@ -41,6 +43,31 @@ export async function openApiValidator(doc: unknown): Promise<ResponseValidator>
       if (!validate(JSON.parse(body))) {
         throw new Error(`${pathTemplate} ${res.status}: ${ajv.errorsText(validate.errors)}`);
       }
+    },
+  };
+}
+
+/**
+ * A real server (in-memory store, fixed clock) for the tests of one describe block, with a
+ * validator for its own OpenAPI document: started before them, closed after.
+ */
+export function serverWithApi(): { readonly srv: Running; readonly api: ResponseValidator } {
+  const ctx: { srv?: Running; api?: ResponseValidator } = {};
+  beforeAll(async () => {
+    ctx.srv = await startServer();
+    ctx.api = await openApiValidator(await (await ctx.srv.get('/api/openapi.json')).json());
+  });
+  afterAll(async () => {
+    await ctx.srv?.close();
+  });
+  return {
+    get srv() {
+      if (!ctx.srv) throw new Error('server not started');
+      return ctx.srv;
+    },
+    get api() {
+      if (!ctx.api) throw new Error('validator not built');
+      return ctx.api;
     },
   };
 }

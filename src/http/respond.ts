@@ -50,7 +50,8 @@ export function sendBytes(c: Context, r: BytesResponse): Response {
   headers['content-type'] = r.contentType;
   // Set explicitly so a HEAD answer (same headers, no body) says how long the GET body is.
   headers['content-length'] = String(
-    typeof r.body === 'string' ? encoder.encode(r.body).byteLength : r.body.byteLength,
+    // Counted without encoding a copy: string bodies (SVG) are served on a hot path.
+    typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength,
   );
   return new Response(c.req.method === 'HEAD' ? null : r.body, { status: 200, headers });
 }

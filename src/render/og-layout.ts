@@ -41,49 +41,32 @@ function el(type: string, style: Style, children?: OgChild | readonly OgChild[])
   return { type, props: children === undefined ? { style } : { style, children } };
 }
 
+/** A small uppercase label in the header (SIMULATED DATA, DRAFT). */
+function badge(text: string, color: string, backgroundColor: string): OgNode {
+  return el(
+    'div',
+    {
+      display: 'flex',
+      fontSize: 13,
+      fontWeight: 800,
+      letterSpacing: 1.5,
+      color,
+      backgroundColor,
+      padding: '4px 10px',
+      borderRadius: 4,
+      marginRight: 14,
+    },
+    text,
+  );
+}
+
 function header(m: OgModel): OgNode {
   const kicker = `${m.category} · No. ${m.number}`.toUpperCase();
   const kickerSize = fitFontSize(kicker, { width: 460, max: 16, min: 11, weight: 600, tracking: 0.12 });
   const nameSize = fitFontSize(m.siteName, { width: CONTENT_W - 520 - 44, max: 30, min: 16, weight: 800 });
   const right: OgChild[] = [];
-  if (m.simulated) {
-    right.push(
-      el(
-        'div',
-        {
-          display: 'flex',
-          fontSize: 13,
-          fontWeight: 800,
-          letterSpacing: 1.5,
-          color: '#ffffff',
-          backgroundColor: '#b42318',
-          padding: '4px 10px',
-          borderRadius: 4,
-          marginRight: 14,
-        },
-        'SIMULATED DATA',
-      ),
-    );
-  }
-  if (m.isDraft) {
-    right.push(
-      el(
-        'div',
-        {
-          display: 'flex',
-          fontSize: 13,
-          fontWeight: 800,
-          letterSpacing: 1.5,
-          color: C.draft,
-          backgroundColor: C.draftBg,
-          padding: '4px 10px',
-          borderRadius: 4,
-          marginRight: 14,
-        },
-        'DRAFT',
-      ),
-    );
-  }
+  if (m.simulated) right.push(badge('SIMULATED DATA', '#ffffff', '#b42318'));
+  if (m.isDraft) right.push(badge('DRAFT', C.draft, C.draftBg));
   right.push(
     el(
       'div',

@@ -1,10 +1,11 @@
-import type { IncomingMessage, Server } from 'node:http';
-import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { BenchmarkSpec } from './core/spec-schema.ts';
 import { buildApp } from './http/app.ts';
+import { HotPath } from './http/hot-path.ts';
 import { CACHE } from './http/respond.ts';
 import { loadShedder } from './load-shed.ts';
 import type { Logger } from './log.ts';
@@ -23,6 +24,8 @@ export interface Service {
   readonly publication: Publication;
   readonly metrics: Registry;
   readonly app: Hono;
+  /** Stored answers replayed without the router (src/http/hot-path.ts). */
+  readonly hotPath: HotPath;
   /** Resolves once the socket is listening; the port actually bound. */
   listen(): Promise<number>;
   /**
@@ -108,7 +111,7 @@ export interface ServiceOptions {
   readonly onClose?: () => Promise<void>;
 }
 
-export type ServiceCore = Omit<Service, 'app' | 'listen' | 'drain' | 'close'> & {
+export type ServiceCore = Omit<Service, 'app' | 'hotPath' | 'listen' | 'drain' | 'close'> & {
   /** Registers cleanup that runs on close, before the store closes. */
   onClose(fn: () => Promise<void> | void): void;
 };
@@ -151,19 +154,50 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     log,
     extraRoutes: (opts.routes ?? []).map((r) => (a: Hono) => r(a, core)),
   });
-  let server: ServerType | undefined;
+  let server: Server | undefined;
   let inFlight = 0;
   let draining: Promise<number> | undefined;
-  const fetch = (req: Request, env: HttpBindings | Http2Bindings) => {
-    const incoming = env.incoming as IncomingMessage;
+  const hotPath = new HotPath(clock);
+  // New samples drop the stored answers built from them at once (each replay also checks that its
+  // source is still current, so this only frees memory early and stops in-flight fills).
+  publication.onChange((slugs) => hotPath.invalidate(slugs));
+  const fetch = (req: Request, env: HttpBindings) => {
+    const incoming = env.incoming;
     if (tooLarge(incoming)) return payloadTooLarge();
     if (incoming.url === '/metrics' && loadShedder.overloaded()) return busy();
-    return app.fetch(req, env);
+    if (incoming.method !== 'GET') return app.fetch(req, env);
+    const epoch = hotPath.begin();
+    const res = app.fetch(req, env);
+    if (res instanceof Response) {
+      hotPath.fill(incoming.url, res, epoch);
+      return res;
+    }
+    return res.then((r) => {
+      hotPath.fill(incoming.url, r, epoch);
+      return r;
+    });
+  };
+  const routed = getRequestListener(fetch as Parameters<typeof getRequestListener>[0], {
+    hostname: config.host,
+  });
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    // A GET with a body is refused by the router (413), so only body-less requests are replayed.
+    if (
+      req.headers['content-length'] === undefined &&
+      req.headers['transfer-encoding'] === undefined &&
+      hotPath.serve(req, res)
+    ) {
+      return;
+    }
+    // Replayed answers end synchronously; only routed ones can be in flight at a drain.
+    inFlight++;
+    res.once('close', () => inFlight--);
+    void routed(req, res);
   };
 
   const drain = (graceMs: number = LIMITS.drainGraceMs): Promise<number> => {
     draining ??= new Promise<number>((resolve) => {
-      const s = server as Server | undefined;
+      const s = server;
       if (!s) return resolve(0);
       let cut = 0;
       // Keep-alive sockets that go idle after close() would hold it open until their timeout.
@@ -185,29 +219,24 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   return {
     ...shared,
     app,
+    hotPath,
     listen: () =>
       new Promise((resolve, reject) => {
-        const s = serve(
+        const s = createServer(
           {
-            fetch,
-            port: config.port,
-            hostname: config.host,
-            serverOptions: {
-              maxHeaderSize: LIMITS.maxHeaderBytes,
-              headersTimeout: LIMITS.headersTimeoutMs,
-              requestTimeout: LIMITS.requestTimeoutMs,
-            },
+            maxHeaderSize: LIMITS.maxHeaderBytes,
+            headersTimeout: LIMITS.headersTimeoutMs,
+            requestTimeout: LIMITS.requestTimeoutMs,
           },
-          (info) => resolve(info.port),
+          onRequest,
         );
         server = s;
-        const http = s as Server;
-        http.maxHeadersCount = LIMITS.maxHeadersCount;
-        http.on('request', (_req, res) => {
-          inFlight++;
-          res.once('close', () => inFlight--);
-        });
+        s.maxHeadersCount = LIMITS.maxHeadersCount;
         s.once('error', reject);
+        s.listen(config.port, config.host, () => {
+          const a = s.address();
+          resolve(typeof a === 'object' && a !== null ? a.port : config.port);
+        });
       }),
     drain,
     close: async () => {

@@ -10,7 +10,7 @@ import {
   citeAs,
   citeFromBundle,
 } from '../core/citations.ts';
-import { dayEnd, parseDay } from '../core/dates.ts';
+import { DAY_MS, dayEnd, parseDay } from '../core/dates.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { Logger } from '../log.ts';
@@ -19,17 +19,21 @@ import type { Publication } from '../publication/publication.ts';
 import type { FilterResolution } from '../publication/types.ts';
 import { registerDatasetRoutes } from './dataset-routes.ts';
 import type { AppDeps } from './deps.ts';
+import { ANY_BENCHMARK, FOREVER, type HotSource } from './hot-path.ts';
+import { viewSource } from './hot-source.ts';
 import { buildOpenApi } from './openapi.ts';
 import { readQuery } from './query.ts';
 import {
   CACHE,
   citeCacheControl,
+  citeMaxAgeIsConstant,
   EXPOSE_HEADERS,
   publicationErrorResponse,
   sendBytes,
   sendError,
 } from './respond.ts';
 import { registerSeriesRoutes } from './series-routes.ts';
+import { TextCache } from './text-cache.ts';
 
 export interface HttpDeps extends AppDeps {
   readonly publication: Publication;
@@ -46,16 +50,17 @@ function parseDayStart(day: string): number {
 }
 const encoder = new TextEncoder();
 
-/** A cached JSON view (bytes + ETag) as a response. */
+/** A cached JSON view (bytes + ETag) as a response, offered to the hot path while it is current. */
 function sendServed(
   c: Context,
   s: { body: Uint8Array<ArrayBuffer>; etag: string; value?: unknown },
+  hot: HotSource,
   cacheControl: string = CACHE.live,
 ) {
   // A view served while the store is down must not be cached as if it were current.
   const v = s.value as { degraded?: boolean; site?: { degraded?: boolean } } | undefined;
   const cc = v?.degraded || v?.site?.degraded ? CACHE.degraded : cacheControl;
-  return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: cc });
+  return sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: cc }, hot);
 }
 
 function badSlug(c: Context, slug: string): Response {
@@ -136,27 +141,32 @@ export function buildApp(deps: HttpDeps): Hono {
       const body = encoder.encode(JSON.stringify(buildOpenApi(deps.config.baseUrl, deps.config.siteName)));
       openapi = { body, etag: etagOf(body) };
     }
-    return sendBytes(c, { ...openapi, contentType: JSON_TYPE, cacheControl: CACHE.doc });
+    return sendBytes(c, { ...openapi, contentType: JSON_TYPE, cacheControl: CACHE.doc }, FOREVER);
   });
 
   // Cached views are answered synchronously: no promise, no JSON work, just the stored bytes.
   app.get('/api/citable', (c): Response | Promise<Response> => {
     const hit = pub.peekCitable();
-    if (hit) return sendServed(c, hit);
-    return pub.citable().then((s) => sendServed(c, s));
+    if (hit) return sendServed(c, hit, viewSource(pub, hit, ANY_BENCHMARK));
+    return pub.citable().then((s) => sendServed(c, s, viewSource(pub, s, ANY_BENCHMARK)));
   });
 
   app.get('/api/citable/:date', async (c) => {
     const r = await pub.snapshot(c.req.param('date'));
     if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
     if (r.kind === 'not_frozen') return sendError(c, 404, 'not_frozen', r.message);
-    return sendBytes(c, {
-      body: r.served.body,
-      etag: r.served.etag,
-      contentType: JSON_TYPE,
-      cacheControl: r.kind === 'frozen' ? CACHE.immutable : CACHE.live,
-      headers: { 'x-snapshot-date': r.day },
-    });
+    return sendBytes(
+      c,
+      {
+        body: r.served.body,
+        etag: r.served.etag,
+        contentType: JSON_TYPE,
+        cacheControl: r.kind === 'frozen' ? CACHE.immutable : CACHE.live,
+        headers: { 'x-snapshot-date': r.day },
+      },
+      // Today's date answers with the live index (the hot path drops every entry at 00:00 UTC).
+      r.kind === 'frozen' ? FOREVER : viewSource(pub, r.served, ANY_BENCHMARK),
+    );
   });
 
   const resolved = new Map<string, FilterResolution>();
@@ -186,8 +196,8 @@ export function buildApp(deps: HttpDeps): Hono {
       filters = f.filters;
     }
     const hit = pub.peekStat(slug, filters);
-    if (hit) return sendServed(c, hit);
-    return pub.stat(slug, filters).then((s) => sendServed(c, s));
+    if (hit) return sendServed(c, hit, viewSource(pub, hit, slug));
+    return pub.stat(slug, filters).then((s) => sendServed(c, s, viewSource(pub, s, slug)));
   });
 
   /** GET /api/stat/{slug}?date=YYYY-MM-DD: the unfiltered Stat frozen with that day's snapshot. */
@@ -217,12 +227,16 @@ export function buildApp(deps: HttpDeps): Hono {
       );
     }
     if (r.kind === 'not_frozen') return sendError(c, 404, 'not_frozen', r.message);
-    return sendBytes(c, {
-      ...r.served,
-      contentType: JSON_TYPE,
-      cacheControl: CACHE.immutable,
-      headers: { 'x-snapshot-date': date },
-    });
+    return sendBytes(
+      c,
+      {
+        ...r.served,
+        contentType: JSON_TYPE,
+        cacheControl: CACHE.immutable,
+        headers: { 'x-snapshot-date': date },
+      },
+      FOREVER,
+    );
   }
 
   app.get('/api/audit/:slug/:provider', async (c) => {
@@ -250,15 +264,16 @@ export function buildApp(deps: HttpDeps): Hono {
         `"${provider}" is not measured by ${slug}. Valid: ${valid.join(', ')}.`,
       );
     }
-    return sendServed(c, a);
+    return sendServed(c, a, viewSource(pub, a, slug));
   });
 
   app.get('/api/compare/:a/:b', async (c) => {
     const r = await pub.compare(c.req.param('a'), c.req.param('b'));
     if (!r.ok) return sendError(c, r.status, r.error, r.message);
-    return sendServed(c, r.served);
+    return sendServed(c, r.served, viewSource(pub, r.served, ANY_BENCHMARK));
   });
 
+  const citations = new TextCache(2000);
   app.get('/api/cite/:slug/:format', async (c) => {
     const slug = c.req.param('slug');
     const format = c.req.param('format');
@@ -289,56 +304,56 @@ export function buildApp(deps: HttpDeps): Hono {
           r.kind === 'today' ? `${q.values.date} is today; it is frozen after it closes.` : r.message,
         );
       }
-      const frozen = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
-      // The bundle predates CSL: a dated CSL-JSON is built from the frozen Stat, retrieved that day.
-      const body = encoder.encode(
-        fmt === 'csl'
+      const date = q.values.date;
+      const bytes = citations.get(`${slug}/${fmt}/${date}`, () => {
+        const frozen = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
+        // The bundle predates CSL: a dated CSL-JSON is built from the frozen Stat, retrieved that day.
+        return fmt === 'csl'
           ? citeAs('csl', {
               siteName: pub.site.name,
               slug,
               title: frozen.title,
               url: frozen.pageUrl,
-              retrieved: dayEnd(parseDayStart(q.values.date)),
+              retrieved: dayEnd(parseDayStart(date)),
               simulated: frozen.simulated === true,
             })
-          : citeFromBundle(fmt, frozen.cite),
-      );
-      return sendBytes(c, {
-        body,
-        etag: etagOf(body),
-        contentType: CITE_CONTENT_TYPES[fmt],
-        cacheControl: CACHE.immutable,
-        headers,
+          : citeFromBundle(fmt, frozen.cite);
       });
+      return sendBytes(
+        c,
+        { ...bytes, contentType: CITE_CONTENT_TYPES[fmt], cacheControl: CACHE.immutable, headers },
+        FOREVER,
+      );
     }
-    const stat = (await pub.stat(slug, null)).value;
+    const served = await pub.stat(slug, null);
+    const stat = served.value;
     const now = deps.clock();
-    const text = citeAs(fmt, {
-      siteName: pub.site.name,
-      slug,
-      title: stat.title,
-      url: stat.pageUrl,
-      retrieved: now,
-      simulated: stat.simulated === true,
-    });
-    const body = encoder.encode(text);
-    return sendBytes(c, {
-      body,
-      etag: etagOf(body),
-      contentType: CITE_CONTENT_TYPES[fmt],
-      cacheControl: citeCacheControl(now),
-      headers,
-    });
+    // "Retrieved <day>" is the only part of a live citation that moves: one text per day and Stat.
+    const bytes = citations.get(`${slug}/${fmt}/${served.etag}/${Math.floor(now / DAY_MS)}`, () =>
+      citeAs(fmt, {
+        siteName: pub.site.name,
+        slug,
+        title: stat.title,
+        url: stat.pageUrl,
+        retrieved: now,
+        simulated: stat.simulated === true,
+      }),
+    );
+    return sendBytes(
+      c,
+      { ...bytes, contentType: CITE_CONTENT_TYPES[fmt], cacheControl: citeCacheControl(now), headers },
+      // Replayed only while its max-age is the constant hour (the last hour of a day counts down).
+      { valid: () => pub.isCurrent(served) && citeMaxAgeIsConstant(deps.clock()), group: slug },
+    );
   });
 
   app.get('/api/llm-context', async (c) => {
     const s = await pub.llmContext();
-    return sendBytes(c, {
-      body: s.body,
-      etag: s.etag,
-      contentType: 'text/markdown; charset=utf-8',
-      cacheControl: CACHE.live,
-    });
+    return sendBytes(
+      c,
+      { body: s.body, etag: s.etag, contentType: 'text/markdown; charset=utf-8', cacheControl: CACHE.live },
+      viewSource(pub, s, ANY_BENCHMARK),
+    );
   });
 
   app.get('/api/freshness', async (c) => {
@@ -348,11 +363,11 @@ export function buildApp(deps: HttpDeps): Hono {
 
   app.get('/api/search/featured', async (c) => {
     const s = await pub.featured();
-    return sendServed(c, s);
+    return sendServed(c, s, viewSource(pub, s, ANY_BENCHMARK));
   });
 
   registerSeriesRoutes(app, pub);
-  registerDatasetRoutes(app, pub);
+  registerDatasetRoutes(app, pub, deps.clock);
 
   for (const register of deps.extraRoutes ?? []) register(app);
 

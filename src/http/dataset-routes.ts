@@ -1,21 +1,46 @@
 import type { Hono } from 'hono';
+import { dayStart } from '../core/dates.ts';
 import { etagOf } from '../core/hash.ts';
 import { DATASET_CONTENT_TYPES, DATASET_EXTENSIONS, type DatasetExtension } from '../publication/dataset.ts';
-import type { Publication } from '../publication/publication.ts';
+import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
+import { FOREVER, type HotSource } from './hot-path.ts';
 import { CACHE, sendBytes, sendError } from './respond.ts';
+
+/** The last day whose freeze is due (its start), as the publication counts it. */
+const closedDay = (now: number) => dayStart(now - FREEZE_GRACE_MS);
 
 const encoder = new TextEncoder();
 
 /** GET /api/dataset (the days with samples) and GET /api/dataset/{YYYY-MM-DD}.{parquet|csv}. */
-export function registerDatasetRoutes(app: Hono, pub: Publication): void {
+export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => number): void {
+  /**
+   * The index changes with appends (today's row) and when a closed day is frozen (its grace period
+   * after 00:00 UTC): a stored answer is replayable while neither moved.
+   */
+  const unchanged = (): HotSource => {
+    const version = pub.dataset.version;
+    const closed = closedDay(clock());
+    return { valid: () => pub.dataset.version === version && closedDay(clock()) === closed, group: null };
+  };
+  let index: { version: number; closed: number; body: Uint8Array<ArrayBuffer>; etag: string } | undefined;
   app.get('/api/dataset', async (c) => {
-    const body = encoder.encode(JSON.stringify(await pub.dataset.index()));
-    return sendBytes(c, {
-      body,
-      etag: etagOf(body),
-      contentType: 'application/json; charset=utf-8',
-      cacheControl: CACHE.live,
-    });
+    const hot = unchanged();
+    const version = pub.dataset.version;
+    const closed = closedDay(clock());
+    if (index?.version !== version || index.closed !== closed) {
+      const body = encoder.encode(JSON.stringify(await pub.dataset.index()));
+      index = { version, closed, body, etag: etagOf(body) };
+    }
+    return sendBytes(
+      c,
+      {
+        body: index.body,
+        etag: index.etag,
+        contentType: 'application/json; charset=utf-8',
+        cacheControl: CACHE.live,
+      },
+      hot,
+    );
   });
 
   app.get('/api/dataset/:file', async (c) => {
@@ -31,19 +56,24 @@ export function registerDatasetRoutes(app: Hono, pub: Publication): void {
       );
     }
     const day = m[1] as string;
+    const hot = unchanged();
     const r = await pub.dataset.file(day, ext as DatasetExtension);
     if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
     if (r.kind !== 'ok') return sendError(c, 404, r.kind, r.message);
-    return sendBytes(c, {
-      body: r.file.body,
-      etag: r.file.etag,
-      contentType: DATASET_CONTENT_TYPES[ext as DatasetExtension],
-      // A closed day's files never change; today's grow with every cycle.
-      cacheControl: r.file.frozen ? CACHE.immutable : CACHE.live,
-      headers: {
-        'content-disposition': `attachment; filename="citebench-${day}.${ext}"`,
-        ...(r.file.frozen ? { 'x-snapshot-date': day } : {}),
+    return sendBytes(
+      c,
+      {
+        body: r.file.body,
+        etag: r.file.etag,
+        contentType: DATASET_CONTENT_TYPES[ext as DatasetExtension],
+        // A closed day's files never change; today's grow with every cycle.
+        cacheControl: r.file.frozen ? CACHE.immutable : CACHE.live,
+        headers: {
+          'content-disposition': `attachment; filename="citebench-${day}.${ext}"`,
+          ...(r.file.frozen ? { 'x-snapshot-date': day } : {}),
+        },
       },
-    });
+      r.file.frozen ? FOREVER : hot,
+    );
   });
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { UnavailableError, UnknownBenchmarkError } from '../publication/types.ts';
+import { etagMatches, type HotSource, offerHot } from './hot-path.ts';
 
 /** Cache-Control values by freshness class. */
 export const CACHE = {
@@ -23,37 +24,39 @@ export interface BytesResponse {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
-}
-
 /** Headers a browser script may read on a cross-origin answer (ETag for revalidation, limits). */
 export const EXPOSE_HEADERS =
   'ETag, Retry-After, X-Snapshot-Date, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
 
 const encoder = new TextEncoder();
 
-/** Sends stored bytes with CORS, ETag and Cache-Control; answers 304 on a matching If-None-Match. */
-export function sendBytes(c: Context, r: BytesResponse): Response {
-  const headers: Record<string, string> = {
+/**
+ * Sends stored bytes with CORS, ETag and Cache-Control; answers 304 on a matching If-None-Match.
+ * With a `hot` source the answer is also offered to the hot path (src/http/hot-path.ts), which
+ * replays these very header blocks and bytes until the source stops being current.
+ */
+export function sendBytes(c: Context, r: BytesResponse, hot?: HotSource): Response {
+  const headers304: Record<string, string> = {
     'access-control-allow-origin': '*',
     'access-control-expose-headers': EXPOSE_HEADERS,
     etag: r.etag,
     'cache-control': r.cacheControl,
     ...r.headers,
   };
-  if (etagMatches(c.req.header('if-none-match'), r.etag)) {
-    return new Response(null, { status: 304, headers });
-  }
-  headers['content-type'] = r.contentType;
-  // Set explicitly so a HEAD answer (same headers, no body) says how long the GET body is.
-  headers['content-length'] = String(
-    // Counted without encoding a copy: string bodies (SVG) are served on a hot path.
-    typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength,
-  );
-  return new Response(c.req.method === 'HEAD' ? null : r.body, { status: 200, headers });
+  const headers200: Record<string, string> = {
+    ...headers304,
+    'content-type': r.contentType,
+    // Set explicitly so a HEAD answer (same headers, no body) says how long the GET body is;
+    // counted without encoding a copy, since string bodies (SVG) are served often.
+    'content-length': String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength),
+  };
+  const method = c.req.method;
+  const res = etagMatches(c.req.header('if-none-match'), r.etag)
+    ? new Response(null, { status: 304, headers: headers304 })
+    : new Response(method === 'HEAD' ? null : r.body, { status: 200, headers: headers200 });
+  if (hot && method === 'GET')
+    offerHot(res, { etag: r.etag, body: r.body, headers200, headers304, source: hot });
+  return res;
 }
 
 /** Every error is JSON `{error, message}`; never cached by shared caches. */
@@ -112,4 +115,9 @@ export function publicationErrorResponse(
 export function citeCacheControl(now: number): string {
   const left = Math.floor((86_400_000 - (now % 86_400_000)) / 1000);
   return `public, max-age=${Math.max(0, Math.min(3600, left))}`;
+}
+
+/** True while a live citation's max-age is the full hour, i.e. before the last hour of the UTC day. */
+export function citeMaxAgeIsConstant(now: number): boolean {
+  return now % 86_400_000 <= 86_400_000 - 3_600_000;
 }

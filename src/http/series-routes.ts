@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { Publication } from '../publication/publication.ts';
 import { resolveSeriesRequest, type SeriesResolution } from '../publication/series-request.ts';
+import { viewSource } from './hot-source.ts';
 import { readQuery } from './query.ts';
 import { CACHE, sendBytes, sendError } from './respond.ts';
 
@@ -49,7 +50,11 @@ export function registerSeriesRoutes(app: Hono, pub: Publication): void {
     }
     if (!r.ok) return sendError(c, r.status, r.error, r.message);
     const send = (s: { body: Uint8Array<ArrayBuffer>; etag: string }) =>
-      sendBytes(c, { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live });
+      sendBytes(
+        c,
+        { body: s.body, etag: s.etag, contentType: JSON_TYPE, cacheControl: CACHE.live },
+        viewSource(pub, s, slug),
+      );
     const hit = pub.peekSeries(slug, r.filters, r.range, r.providers);
     if (hit) return send(hit);
     return pub.series(slug, r.filters, r.range, r.providers).then(send);

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { Filters, Stat } from '../core/api-schemas.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
+import { ANY_BENCHMARK, FOREVER, type HotSource } from '../http/hot-path.ts';
 import { CACHE, sendBytes } from '../http/respond.ts';
 import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
 import type { Served } from '../publication/types.ts';
@@ -84,8 +85,13 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
       throw e;
     }
   };
-  const html = (c: Context, page: Page, cacheControl: string) =>
-    sendBytes(c, { ...page, contentType: HTML, cacheControl });
+  const html = (c: Context, page: Page, cacheControl: string, hot: HotSource) =>
+    sendBytes(c, { ...page, contentType: HTML, cacheControl }, hot);
+  /** A page is replayable while every view it shows is current and it is still the cached render. */
+  const pageSource = (key: string, page: Page, served: readonly object[], group: string): HotSource => ({
+    valid: () => cache.peek(key) === page && served.every((s) => pub.isCurrent(s)),
+    group,
+  });
 
   /**
    * Every view a page shows, from the publication's cached views (the same path as /api/stat): on a
@@ -106,8 +112,9 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
     `${prefix}:${served.map((s) => s.etag).join(',')}`;
 
   const homeKeys = () => pub.specs.map((s) => [s.slug, null] as const);
-  const renderHome = (served: readonly Served<Stat>[]) =>
-    cache.get(keyOf('home', served), () =>
+  const sendHome = (c: Context, served: readonly Served<Stat>[]) => {
+    const key = keyOf('home', served);
+    const page = cache.get(key, () =>
       homePage({
         stats: served.map((s) => s.value),
         siteName,
@@ -115,12 +122,12 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
         simulated: pub.isSimulated,
       }),
     );
+    return html(c, page, CACHE.live, pageSource(key, page, served, ANY_BENCHMARK));
+  };
   app.get('/', (c) => {
     const hit = views(homeKeys());
-    if (hit) return html(c, renderHome(hit), CACHE.live);
-    return guard(c, async () =>
-      html(c, renderHome(await Promise.all(homeKeys().map(([s]) => pub.stat(s, null)))), CACHE.live),
-    );
+    if (hit) return sendHome(c, hit);
+    return guard(c, async () => sendHome(c, await Promise.all(homeKeys().map(([s]) => pub.stat(s, null)))));
   });
 
   /** The label dimension a matrix is drawn for (chain × provider), with its values. */
@@ -154,11 +161,15 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
             r.kind === 'today' ? `${q.date} is today; it is frozen after it closes.` : r.message,
           );
         }
-        const stat = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
-        const page = cache.get(`bench:${r.served.etag}`, () =>
-          benchmarkPage({ stat, siteName, today: today(clock()) }),
+        const key = `bench:${r.served.etag}`;
+        const page = cache.get(key, () =>
+          benchmarkPage({
+            stat: JSON.parse(new TextDecoder().decode(r.served.body)) as Stat,
+            siteName,
+            today: today(clock()),
+          }),
         );
-        return html(c, page, CACHE.immutable);
+        return html(c, page, CACHE.immutable, pageSource(key, page, [], slug));
       }
       const f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
       if (!f.ok) return htmlError(c, f.status, 'Unknown filter', f.message);
@@ -166,7 +177,8 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
       const keys = [[slug, f.filters] as const, ...mk.map(([s, fl]) => [s, fl] as const)];
       const served = await load(keys);
       const day = today(clock());
-      const page = cache.get(`${keyOf('bench', served)}:${day}`, () => {
+      const key = `${keyOf('bench', served)}:${day}`;
+      const page = cache.get(key, () => {
         const [main, ...cols] = served;
         const matrix: MatrixColumn[] = cols.map((s, i) => {
           const k = mk[i];
@@ -174,20 +186,25 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
         });
         return benchmarkPage({ stat: (main as Served<Stat>).value, siteName, matrix, today: day });
       });
-      return html(c, page, CACHE.live);
+      return html(c, page, CACHE.live, pageSource(key, page, served, slug));
     }),
   );
 
   // Rendered per request from constants only; cheap, and it follows the simulated flag.
   app.get('/methodology', (c) => {
-    const page = cache.get(`methodology:${pub.isSimulated}`, () =>
+    const key = `methodology:${pub.isSimulated}`;
+    const page = cache.get(key, () =>
       methodologyPage(
         pub.specs,
         { name: siteName, url: pub.site.baseUrl, simulated: pub.isSimulated },
         FREEZE_GRACE_MS / 60_000,
       ),
     );
-    return html(c, page, CACHE.doc);
+    const simulated = pub.isSimulated;
+    return html(c, page, CACHE.doc, {
+      valid: () => pub.isSimulated === simulated && cache.peek(key) === page,
+      group: null,
+    });
   });
 
   app.get('/compare/:pair', (c) =>
@@ -199,8 +216,9 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
       }
       const r = await pub.compare(pair.slice(0, at), pair.slice(at + 4));
       if (!r.ok) return htmlError(c, r.status, 'Cannot compare', r.message);
-      const page = cache.get(`compare:${r.served.etag}`, () => comparePage(r.served.value, siteName));
-      return html(c, page, CACHE.live);
+      const key = `compare:${r.served.etag}`;
+      const page = cache.get(key, () => comparePage(r.served.value, siteName));
+      return html(c, page, CACHE.live, pageSource(key, page, [r.served], ANY_BENCHMARK));
     }),
   );
 
@@ -208,6 +226,10 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
   const faviconTag = etagOf(favicon);
   // Pages carry the icon inline; this answers clients that ask for /favicon.ico anyway.
   app.get('/favicon.ico', (c) =>
-    sendBytes(c, { body: favicon, etag: faviconTag, contentType: 'image/svg+xml', cacheControl: CACHE.doc }),
+    sendBytes(
+      c,
+      { body: favicon, etag: faviconTag, contentType: 'image/svg+xml', cacheControl: CACHE.doc },
+      FOREVER,
+    ),
   );
 }

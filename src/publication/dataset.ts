@@ -72,11 +72,14 @@ export class DatasetPublisher {
   private readonly unsubscribe: () => void;
   /** Set by close(): a background freeze stops at the next day instead of failing on a closed store. */
   closed = false;
+  /** Bumped on every append: today's files and the index's today row may have changed. */
+  version = 0;
 
   constructor(private readonly deps: DatasetDeps) {
     this.metrics = [...new Set([...STORED_METRIC_NAMES, ...deps.specs.flatMap(specMetrics)])].sort();
     this.unsubscribe = deps.store.onAppend(() => {
       this.today = undefined;
+      this.version++;
     });
   }
 

@@ -1,5 +1,14 @@
 import type { Config } from '../config.ts';
-import type { Audit, CitableIndex, Featured, Filters, Freshness, Series, Stat } from '../core/api-schemas.ts';
+import type {
+  Audit,
+  CitableIndex,
+  Compare,
+  Featured,
+  Filters,
+  Freshness,
+  Series,
+  Stat,
+} from '../core/api-schemas.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { buildCompare } from '../core/compare.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
@@ -105,6 +114,10 @@ export class Publication implements PublicationApi {
   /** Series views, invalidated with the Stats of the same benchmark. */
   private readonly seriesViews: ViewCache<Served<Series>>;
   private readonly aggregates: ViewCache<Served<unknown> | ServedText>;
+  /** Audits (live or pinned to a day's end), invalidated with the Stats of the same benchmark. */
+  private readonly audits: ViewCache<Served<Audit>>;
+  /** Every provider slug some spec measures (compare validates against it without a scan). */
+  private readonly measured: ReadonlySet<string>;
   private readonly listeners = new Set<(slugs: ReadonlySet<string>) => void>();
   private readonly freezing = new Map<string, Promise<void>>();
   /** Frozen bytes never change: once read they are held here (bounded). */
@@ -139,6 +152,8 @@ export class Publication implements PublicationApi {
     this.views = new ViewCache(maxAge, this.clock);
     this.seriesViews = new ViewCache(maxAge, this.clock);
     this.aggregates = new ViewCache(maxAge, this.clock);
+    this.audits = new ViewCache(maxAge, this.clock);
+    this.measured = new Set(opts.specs.flatMap((s) => s.providers.map((p) => p.slug)));
     this.unsubscribe = this.store.onAppend((metrics, minT, maxT) => {
       this.seenStale = true;
       this.invalidate(metrics, minT, maxT);
@@ -182,6 +197,7 @@ export class Publication implements PublicationApi {
       this.views.clear();
       this.seriesViews.clear();
       this.aggregates.clear();
+      this.audits.clear();
       for (const l of this.listeners) l(new Set(this.specs.map((s) => s.slug)));
     } catch {
       // A store that cannot be read serves nothing either; the next append looks again.
@@ -200,9 +216,24 @@ export class Publication implements PublicationApi {
     for (const s of slugs) {
       this.views.invalidate(s);
       this.seriesViews.invalidate(s);
+      this.audits.invalidate(s);
     }
     this.aggregates.invalidate(ALL);
     for (const l of this.listeners) l(slugs);
+  }
+
+  /**
+   * True while a served view (Stat, series, audit, compare, index, llm-context, featured) is the
+   * one a request would get now: not invalidated by samples, not past its age, not replaced. Frozen
+   * bytes are current forever. The HTTP hot path asks this before every answer it replays.
+   */
+  isCurrent(served: object): boolean {
+    return (
+      this.views.holds(served) ||
+      this.aggregates.holds(served) ||
+      this.seriesViews.holds(served) ||
+      this.audits.holds(served)
+    );
   }
 
   onChange(listener: (slugs: ReadonlySet<string>) => void): () => void {
@@ -505,7 +536,7 @@ export class Publication implements PublicationApi {
     if (a === b) {
       return { ok: false, status: 400, error: 'same_provider', message: 'Compare two different providers.' };
     }
-    const known = new Set(this.specs.flatMap((s) => s.providers.map((p) => p.slug)));
+    const known = this.measured;
     for (const s of [a, b]) {
       if (!known.has(s) || !PROVIDERS.has(s)) {
         return {
@@ -527,28 +558,36 @@ export class Publication implements PublicationApi {
         message: `${providerName(a)} and ${providerName(b)} do not appear in a common benchmark.`,
       };
     }
-    const evalTime = this.clock();
-    const rows = await guarded(() =>
-      Promise.all(
-        shared.map(async (spec) =>
-          compareRowFor(this.store, spec, (await this.stat(spec.slug, null)).value, a, b, evalTime),
+    // Computed once per change of its inputs: any benchmark's samples can change a pair's rows.
+    const served = await this.aggregates.get(`compare:${a}:${b}`, ALL, async () => {
+      const evalTime = this.clock();
+      const rows = await guarded(() =>
+        Promise.all(
+          shared.map(async (spec) =>
+            compareRowFor(this.store, spec, (await this.stat(spec.slug, null)).value, a, b, evalTime),
+          ),
         ),
-      ),
-    );
-    return {
-      ok: true,
-      served: serve(
+      );
+      return serve(
         buildCompare({ slug: a, name: providerName(a) }, { slug: b, name: providerName(b) }, rows, this.site),
-      ),
-    };
+      );
+    });
+    return { ok: true, served: served as Served<Compare> };
   }
 
   /** The raw measurements behind one provider's row; null for a provider the benchmark does not declare. */
-  async audit(slug: string, provider: string, evalTime = this.clock()): Promise<Served<Audit> | null> {
+  async audit(slug: string, provider: string, evalTime?: number): Promise<Served<Audit> | null> {
     const spec = this.bySlug.get(slug);
     if (!spec) throw new UnknownBenchmarkError(slug);
     if (!spec.providers.some((p) => p.slug === provider)) return null;
-    return serve(await guarded(() => buildAudit(this.store, spec, provider, evalTime, this.site)));
+    // Live audits are cached like Stats (recomputed on new samples or after maxViewAgeMs); a
+    // day-pinned one is cached under its day's end and dropped only when its benchmark changes.
+    const key = `${slug}/${provider}@${evalTime ?? 'live'}`;
+    return this.audits.get(key, slug, () =>
+      guarded(async () =>
+        serve(await buildAudit(this.store, spec, provider, evalTime ?? this.clock(), this.site)),
+      ),
+    );
   }
 
   /** First UTC day with any sample of any benchmark, or null when the store is empty (read once). */

@@ -6,6 +6,8 @@
  */
 export class ViewCache<T> {
   private readonly entries = new Map<string, { value: T; at: number; group: string }>();
+  /** The key each stored value was stored under, so a value can be asked whether it is current. */
+  private readonly keyOf = new WeakMap<object, string>();
   private readonly inflight = new Map<string, { promise: Promise<T>; gen: number }>();
   private readonly generations = new Map<string, number>();
 
@@ -34,6 +36,7 @@ export class ViewCache<T> {
         if (this.gen(group) === gen) {
           if (this.entries.size >= this.maxEntries) this.entries.clear();
           this.entries.set(key, { value, at: now, group });
+          if (typeof value === 'object' && value !== null) this.keyOf.set(value, key);
         }
         return value;
       },
@@ -51,6 +54,17 @@ export class ViewCache<T> {
     const hit = this.entries.get(key);
     if (hit && this.clock() - hit.at < this.maxAgeMs) return hit.value;
     return undefined;
+  }
+
+  /**
+   * True while `value` is the very entry `get` would return now: not invalidated, not expired, not
+   * replaced. The HTTP hot path asks this before each answer it serves from stored bytes.
+   */
+  holds(value: object): boolean {
+    const key = this.keyOf.get(value);
+    if (key === undefined) return false;
+    const hit = this.entries.get(key);
+    return hit !== undefined && hit.value === value && this.clock() - hit.at < this.maxAgeMs;
   }
 
   invalidate(group: string): void {

@@ -3,6 +3,7 @@ import type { Filters } from '../core/api-schemas.ts';
 import { parseSparklineParams } from '../core/sparkline-svg.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { AppDeps } from '../http/deps.ts';
+import { FOREVER, type HotSource } from '../http/hot-path.ts';
 import { readQuery } from '../http/query.ts';
 import { publicationErrorResponse, sendBytes, sendError } from '../http/respond.ts';
 import { loadShedder } from '../load-shed.ts';
@@ -28,9 +29,15 @@ function renderBusy(c: Context): Response {
   });
 }
 
-async function serve(c: Context, deps: AppDeps, load: () => Promise<StoredImage>): Promise<Response> {
+async function serve(
+  c: Context,
+  deps: AppDeps,
+  load: () => Promise<StoredImage>,
+  hot?: (img: StoredImage) => HotSource,
+): Promise<Response> {
   try {
-    return sendBytes(c, await load());
+    const img = await load();
+    return sendBytes(c, img, hot?.(img));
   } catch (err) {
     const mapped = publicationErrorResponse(
       c,
@@ -104,7 +111,7 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     if (!deps.publication.spec(slug))
       return serve(c, deps, () => Promise.reject(new UnknownBenchmarkError(slug)));
     const img = await images.getDated(slug, day, kind);
-    if (img) return sendBytes(c, img);
+    if (img) return sendBytes(c, img, FOREVER);
     const r = await deps.publication.frozenStat?.(slug, day);
     if (r?.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message ?? 'bad date');
     return sendError(c, 404, 'not_frozen', `${day.slice(0, 20)} has no frozen snapshot.`);
@@ -116,9 +123,14 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     const f = readFilters(c, deps, slug);
     if (!f.ok) return f.response;
     if (f.date !== undefined) return dated(c, slug, f.date, 'og');
+    // Replayable while it is the image the service holds for the current Stat.
+    const source = (img: StoredImage): HotSource => ({
+      valid: () => images.peekOg(slug, f.filters) === img,
+      group: slug,
+    });
     const hit = images.peekOg(slug, f.filters);
-    if (hit) return sendBytes(c, hit);
-    return serve(c, deps, () => images.getOg(slug, f.filters));
+    if (hit) return sendBytes(c, hit, source(hit));
+    return serve(c, deps, () => images.getOg(slug, f.filters), source);
   });
 
   app.get('/api/sparkline/:slug', (c) => {
@@ -129,10 +141,14 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     const f = readFilters(c, deps, slug);
     if (!f.ok) return f.response;
     if (f.date !== undefined) return dated(c, slug, f.date, params);
+    const source = (img: StoredImage): HotSource => ({
+      valid: () => images.peekSvg(slug, params, f.filters) === img,
+      group: slug,
+    });
     const hit = images.peekSvg(slug, params, f.filters);
-    if (hit) return sendBytes(c, hit);
+    if (hit) return sendBytes(c, hit, source(hit));
     // w and h are the client's, so every request can be a miss: render only while the loop has room.
     if (loadShedder.overloaded()) return renderBusy(c);
-    return serve(c, deps, () => images.getSvg(slug, params, f.filters));
+    return serve(c, deps, () => images.getSvg(slug, params, f.filters), source);
   });
 }

@@ -1,0 +1,21 @@
+import { etagOf } from '../core/hash.ts';
+
+const encoder = new TextEncoder();
+
+/** Encoded texts with their ETags, built once per key (citations); bounded, cleared when full. */
+export class TextCache {
+  private readonly map = new Map<string, { body: Uint8Array<ArrayBuffer>; etag: string }>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get(key: string, build: () => string): { body: Uint8Array<ArrayBuffer>; etag: string } {
+    let hit = this.map.get(key);
+    if (!hit) {
+      const body = encoder.encode(build());
+      hit = { body, etag: etagOf(body) };
+      if (this.map.size >= this.maxEntries) this.map.clear();
+      this.map.set(key, hit);
+    }
+    return hit;
+  }
+}

@@ -56,6 +56,8 @@ interface Entry {
  */
 export class HotPath {
   private readonly entries = new Map<string, Entry>();
+  /** URLs per source group: an append drops its benchmarks' entries without scanning the rest. */
+  private readonly byGroup = new Map<string, Set<string>>();
   /** Bumped on every invalidation; a router answer computed across one is not stored. */
   private epoch = 0;
   /** Answers replayed from stored bytes (for tests and /metrics-free introspection). */
@@ -111,21 +113,32 @@ export class HotPath {
   fill(url: string | undefined, res: Response, epoch: number): void {
     const a = offered.get(res);
     if (a === undefined || url === undefined || epoch !== this.epoch || !a.source.valid()) return;
-    if (this.entries.size >= this.maxEntries && !this.entries.has(url)) this.entries.clear();
+    if (this.entries.size >= this.maxEntries && !this.entries.has(url)) {
+      this.entries.clear();
+      this.byGroup.clear();
+    }
     this.entries.set(url, { answer: a, day: Math.floor(this.clock() / DAY_MS) });
+    const g = a.source.group;
+    if (g === null) return;
+    let urls = this.byGroup.get(g);
+    if (!urls) this.byGroup.set(g, (urls = new Set()));
+    urls.add(url);
   }
 
   /** Drops the entries built from these benchmarks (and those built from every benchmark). */
   invalidate(slugs: ReadonlySet<string>): void {
     this.epoch++;
-    for (const [k, e] of this.entries) {
-      const g = e.answer.source.group;
-      if (g !== null && (g === ANY_BENCHMARK || slugs.has(g))) this.entries.delete(k);
+    for (const g of [ANY_BENCHMARK, ...slugs]) {
+      const urls = this.byGroup.get(g);
+      if (!urls) continue;
+      for (const url of urls) if (this.entries.get(url)?.answer.source.group === g) this.entries.delete(url);
+      this.byGroup.delete(g);
     }
   }
 
   clear(): void {
     this.epoch++;
     this.entries.clear();
+    this.byGroup.clear();
   }
 }

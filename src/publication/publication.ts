@@ -116,6 +116,11 @@ export class Publication implements PublicationApi {
   private readonly aggregates: ViewCache<Served<unknown> | ServedText>;
   /** Audits (live or pinned to a day's end), invalidated with the Stats of the same benchmark. */
   private readonly audits: ViewCache<Served<Audit>>;
+  /**
+   * Each Stat as it stood 24 h ago (the movers of /api/search/featured). New samples do not change
+   * it, only a late write into that past does; it ages out like any view as the window slides.
+   */
+  private readonly dayAgo: ViewCache<Stat>;
   /** Every provider slug some spec measures (compare validates against it without a scan). */
   private readonly measured: ReadonlySet<string>;
   private readonly listeners = new Set<(slugs: ReadonlySet<string>) => void>();
@@ -153,6 +158,7 @@ export class Publication implements PublicationApi {
     this.seriesViews = new ViewCache(maxAge, this.clock);
     this.aggregates = new ViewCache(maxAge, this.clock);
     this.audits = new ViewCache(maxAge, this.clock);
+    this.dayAgo = new ViewCache(maxAge, this.clock);
     this.measured = new Set(opts.specs.flatMap((s) => s.providers.map((p) => p.slug)));
     this.unsubscribe = this.store.onAppend((metrics, minT, maxT) => {
       this.seenStale = true;
@@ -198,6 +204,7 @@ export class Publication implements PublicationApi {
       this.seriesViews.clear();
       this.aggregates.clear();
       this.audits.clear();
+      this.dayAgo.clear();
       for (const l of this.listeners) l(new Set(this.specs.map((s) => s.slug)));
     } catch {
       // A store that cannot be read serves nothing either; the next append looks again.
@@ -217,6 +224,7 @@ export class Publication implements PublicationApi {
       this.views.invalidate(s);
       this.seriesViews.invalidate(s);
       this.audits.invalidate(s);
+      if (minT <= this.clock() - DAY_MS) this.dayAgo.invalidate(s);
     }
     this.aggregates.invalidate(ALL);
     for (const l of this.listeners) l(slugs);
@@ -521,8 +529,10 @@ export class Publication implements PublicationApi {
       const now = await this.allStats();
       const then = this.clock() - DAY_MS;
       const dayAgo = new Map<string, Stat>();
-      for (const s of now)
-        if (s.status !== 'draft') dayAgo.set(s.slug, await this.statAt(s.slug, null, then));
+      for (const s of now) {
+        if (s.status === 'draft') continue;
+        dayAgo.set(s.slug, await this.dayAgo.get(s.slug, s.slug, () => this.statAt(s.slug, null, then)));
+      }
       return serve(buildFeatured(now, dayAgo));
     }) as Promise<Served<Featured>>;
   }

@@ -10,6 +10,8 @@ export class ViewCache<T> {
   private readonly keyOf = new WeakMap<object, string>();
   private readonly inflight = new Map<string, { promise: Promise<T>; gen: number }>();
   private readonly generations = new Map<string, number>();
+  /** Keys per group, so invalidating one benchmark costs its own entries, not the whole cache. */
+  private readonly byGroup = new Map<string, Set<string>>();
 
   constructor(
     private readonly maxAgeMs: number,
@@ -34,8 +36,14 @@ export class ViewCache<T> {
       (value) => {
         if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
         if (this.gen(group) === gen) {
-          if (this.entries.size >= this.maxEntries) this.entries.clear();
+          if (this.entries.size >= this.maxEntries) {
+            this.entries.clear();
+            this.byGroup.clear();
+          }
           this.entries.set(key, { value, at: now, group });
+          let keys = this.byGroup.get(group);
+          if (!keys) this.byGroup.set(group, (keys = new Set()));
+          keys.add(key);
           if (typeof value === 'object' && value !== null) this.keyOf.set(value, key);
         }
         return value;
@@ -69,11 +77,15 @@ export class ViewCache<T> {
 
   invalidate(group: string): void {
     this.generations.set(group, (this.generations.get(group) ?? 0) + 1);
-    for (const [k, e] of this.entries) if (e.group === group) this.entries.delete(k);
+    const keys = this.byGroup.get(group);
+    if (!keys) return;
+    for (const k of keys) if (this.entries.get(k)?.group === group) this.entries.delete(k);
+    this.byGroup.delete(group);
   }
 
   clear(): void {
     this.epoch++;
     this.entries.clear();
+    this.byGroup.clear();
   }
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { Counter } from 'prom-client';
-import type { Filters, Stat } from '../core/api-schemas.ts';
+import type { Filters, Freshness, Stat } from '../core/api-schemas.ts';
 import {
   CITE_CONTENT_TYPES,
   CITE_EXTENSIONS,
@@ -356,9 +356,15 @@ export function buildApp(deps: HttpDeps): Hono {
     );
   });
 
-  app.get('/api/freshness', async (c) => {
-    const body = encoder.encode(JSON.stringify(await pub.freshness()));
+  // Per request (its `now` and ages move), but from memory: synchronous once the store was read.
+  const sendFreshness = (c: Context, f: Freshness) => {
+    const body = JSON.stringify(f);
     return sendBytes(c, { body, etag: etagOf(body), contentType: JSON_TYPE, cacheControl: CACHE.probe });
+  };
+  app.get('/api/freshness', (c): Response | Promise<Response> => {
+    const known = pub.peekFreshness();
+    if (known) return sendFreshness(c, known);
+    return pub.freshness().then((f) => sendFreshness(c, f));
   });
 
   app.get('/api/search/featured', async (c) => {

@@ -44,6 +44,8 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 
 interface Entry {
   readonly answer: HotAnswer;
+  /** The body as bytes: a string body (SVG) is encoded once here, not on every replay. */
+  readonly bytes: Uint8Array;
   /** UTC day of the fill: answers can depend on the day (a citation's "Retrieved", today's index). */
   readonly day: number;
 }
@@ -101,7 +103,7 @@ export class HotPath {
     } else {
       res.writeHead(200, a.headers200);
       if (method === 'HEAD') res.end();
-      else res.end(a.body);
+      else res.end(e.bytes);
     }
     return true;
   }
@@ -117,7 +119,8 @@ export class HotPath {
       this.entries.clear();
       this.byGroup.clear();
     }
-    this.entries.set(url, { answer: a, day: Math.floor(this.clock() / DAY_MS) });
+    const bytes = typeof a.body === 'string' ? Buffer.from(a.body) : a.body;
+    this.entries.set(url, { answer: a, bytes, day: Math.floor(this.clock() / DAY_MS) });
     const g = a.source.group;
     if (g === null) return;
     let urls = this.byGroup.get(g);

@@ -132,6 +132,7 @@ export class Publication implements PublicationApi {
   /** Newest sample time per benchmark, kept from appends so freshness never queries the store. */
   private readonly lastSample = new Map<string, number>();
   private lastSampleReady: Promise<void> | undefined;
+  private lastSampleKnown = false;
   /** First UTC day with any sample (undefined: not read yet). */
   private firstDayStart: number | null | undefined;
   /** Last day frozen so far (its start, epoch ms); later writes into it or before are late. */
@@ -483,6 +484,7 @@ export class Publication implements PublicationApi {
         const b = await this.store.timeBounds(specMetrics(spec));
         if (b) this.lastSample.set(spec.slug, Math.max(this.lastSample.get(spec.slug) ?? b.max, b.max));
       }
+      this.lastSampleKnown = true;
     }).catch((e: unknown) => {
       this.lastSampleReady = undefined;
       throw e;
@@ -497,6 +499,15 @@ export class Publication implements PublicationApi {
    */
   async freshness(): Promise<Freshness> {
     await this.ensureLastSample();
+    return this.freshnessNow();
+  }
+
+  /** /api/freshness without a promise once the newest sample times are known; else undefined. */
+  peekFreshness(): Freshness | undefined {
+    return this.lastSampleKnown ? this.freshnessNow() : undefined;
+  }
+
+  private freshnessNow(): Freshness {
     const now = this.clock();
     const freshness: Record<string, number> = {};
     const status: Freshness['status'] = {};

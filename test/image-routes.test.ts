@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testConfig } from '../src/config.ts';
 import type { Filters, Stat } from '../src/core/api-schemas.ts';
 import { etagOf } from '../src/core/hash.ts';
 import { createMemoryStore } from '../src/harness/memory-store.ts';
 import type { AppDeps } from '../src/http/deps.ts';
 import { CACHE } from '../src/http/respond.ts';
+import { loadShedder } from '../src/load-shed.ts';
 import { type PublicationApi, type Served, UnknownBenchmarkError } from '../src/publication/types.ts';
 import { ImageService, type OgRenderer } from '../src/render/image-service.ts';
 import type { OgRenderResult } from '../src/render/og-render.ts';
@@ -263,6 +264,27 @@ describe('SVG cache bound', () => {
     t = setup({ svgCacheSize: 3 });
   });
   afterAll(() => t.images.close());
+
+  it('under load, a known SVG variant is re-rendered for new data; a new variant gets 503', async () => {
+    const u = setup({ peek: true });
+    const overloaded = vi.spyOn(loadShedder, 'overloaded').mockReturnValue(true);
+    try {
+      const first = stats[0] as Stat;
+      // Rendered before the load: a known variant.
+      overloaded.mockReturnValue(false);
+      const before = await u.app.request(`/api/sparkline/${first.slug}?w=300&h=60`);
+      expect(before.status).toBe(200);
+      overloaded.mockReturnValue(true);
+      u.pub.update({ ...first, headline: `${first.headline} (updated)` });
+      const after = await u.app.request(`/api/sparkline/${first.slug}?w=300&h=60`);
+      expect(after.status).toBe(200);
+      const fresh = await u.app.request(`/api/sparkline/${first.slug}?w=301&h=60`);
+      expect(fresh.status).toBe(503);
+    } finally {
+      overloaded.mockRestore();
+      await u.images.close();
+    }
+  });
 
   it('keeps at most svgCacheSize variants (LRU)', async () => {
     for (const w of [100, 101, 102, 103, 104]) {

@@ -267,6 +267,14 @@ export class ImageService {
     return job;
   }
 
+  /**
+   * True when this SVG variant was rendered before (perhaps for older data): re-rendering it after
+   * a change is bounded by the variants already admitted, unlike a new client-chosen size.
+   */
+  knowsSvg(slug: string, p: SparklineParams, filters: Filters | null = null): boolean {
+    return this.svg.get(svgKey(slug, p, filters)) !== undefined;
+  }
+
   /** The SVG sparkline of `slug` at the given (already validated) size and theme. */
   async getSvg(slug: string, p: SparklineParams, filters: Filters | null = null): Promise<StoredImage> {
     const stat = await this.opts.publication.stat(slug, filters);

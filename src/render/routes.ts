@@ -147,8 +147,10 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     });
     const hit = images.peekSvg(slug, params, f.filters);
     if (hit) return sendBytes(c, hit, source(hit));
-    // w and h are the client's, so every request can be a miss: render only while the loop has room.
-    if (loadShedder.overloaded()) return renderBusy(c);
+    // w and h are the client's, so every request can be a miss: a new variant renders only while
+    // the loop has room. A variant already served is re-rendered for new data even under load (a
+    // microseconds-long render, once per change), or a busy service would answer 503 until idle.
+    if (!images.knowsSvg(slug, params, f.filters) && loadShedder.overloaded()) return renderBusy(c);
     return serve(c, deps, () => images.getSvg(slug, params, f.filters), source);
   });
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { openDuckDbStore } from '../src/store/duckdb-store.ts';
+import { putSnapshots } from '../src/store/sample-store.ts';
 
 const m = (provider: string, t: number, v: number, extra: Record<string, string> = {}) => ({
   metric: 'networks_supported',
@@ -129,5 +130,23 @@ describe('DuckDB sample store', () => {
     expect(v.getRows()[0]?.[0]).toBe('1');
     conn.closeSync();
     raw.closeSync();
+  });
+
+  it('stores a batch of snapshots at once, never overwriting one already stored', async () => {
+    const s = await openDuckDbStore({ path: ':memory:' });
+    const enc = (x: string) => new TextEncoder().encode(x);
+    await s.putSnapshot('stat:a:2026-01-01', enc('old'), '"old"');
+    await putSnapshots(s, [
+      { key: 'stat:a:2026-01-01', body: enc('new'), etag: '"new"' },
+      { key: 'stat:b:2026-01-01', body: enc('b1'), etag: '"b1"' },
+      { key: 'stat:b:2026-01-01', body: enc('b2'), etag: '"b2"' },
+      { key: 'stat:c:2026-01-01', body: enc('c'), etag: '"c"' },
+    ]);
+    const text = async (k: string) => new TextDecoder().decode((await s.getSnapshot(k))?.body);
+    expect(await text('stat:a:2026-01-01')).toBe('old');
+    expect(await text('stat:b:2026-01-01')).toBe('b1');
+    expect((await s.getSnapshot('stat:c:2026-01-01'))?.etag).toBe('"c"');
+    await putSnapshots(s, []);
+    await s.close();
   });
 });

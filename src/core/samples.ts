@@ -19,7 +19,13 @@ export interface Matcher {
 
 /** Canonical, order-independent key of a label set (sorted by name). */
 export function labelsKey(labels: Labels): string {
-  const names = Object.keys(labels).sort();
+  const names = Object.keys(labels);
+  // Already in order (most label sets are written so): the same string without a sorted copy,
+  // half the cost, which counts in an append of 100k samples.
+  let sorted = true;
+  for (let i = 1; i < names.length && sorted; i++) sorted = (names[i - 1] as string) < (names[i] as string);
+  if (sorted) return JSON.stringify(labels);
+  names.sort();
   const out: Record<string, string> = {};
   for (const n of names) out[n] = labels[n] as string;
   return JSON.stringify(out);

@@ -62,6 +62,43 @@ export interface ComputeOptions {
   readonly pinDay?: string;
 }
 
+/**
+ * Stats computed at once in this process. A full recompute (the index, the day freeze) asks for
+ * every Stat together; their reads are answered from memory (src/store/recent-samples.ts), so
+ * without a bound 1,000 Stats ran as one chain of microtasks and held the event loop for the whole
+ * recompute (cached /api/stat p99 rose to its length). Each Stat past the bound starts on a later
+ * turn of the event loop (setImmediate), so requests are served between any two Stats, and only a
+ * few Stats' intermediate samples are held at a time. Two keep a store's SQL queue busy while the
+ * other Stat runs its JS.
+ */
+export const STAT_CONCURRENCY = 2;
+let statsRunning = 0;
+const statQueue: (() => void)[] = [];
+let statQueueHead = 0;
+
+function acquireStatSlot(): Promise<void> | undefined {
+  if (statsRunning < STAT_CONCURRENCY && statQueueHead === statQueue.length) {
+    statsRunning++;
+    return undefined;
+  }
+  return new Promise<void>((resolve) => statQueue.push(resolve));
+}
+
+function releaseStatSlot(): void {
+  const next = statQueue[statQueueHead];
+  if (next === undefined) {
+    statsRunning--;
+    return;
+  }
+  statQueue[statQueueHead++] = () => undefined;
+  if (statQueueHead === statQueue.length) {
+    statQueue.length = 0;
+    statQueueHead = 0;
+  }
+  // The slot passes on, on the next turn of the event loop.
+  setImmediate(next);
+}
+
 /** Builds the Stat of one benchmark (optionally filtered) evaluated at `evalTime`. */
 export async function computeStat(
   store: SampleStore,
@@ -70,6 +107,22 @@ export async function computeStat(
   evalTime: number,
   site: Site,
   opts: ComputeOptions = {},
+): Promise<Stat> {
+  await acquireStatSlot();
+  try {
+    return await computeStatNow(store, spec, filters, evalTime, site, opts);
+  } finally {
+    releaseStatSlot();
+  }
+}
+
+async function computeStatNow(
+  store: SampleStore,
+  spec: BenchmarkSpec,
+  filters: Filters | null,
+  evalTime: number,
+  site: Site,
+  opts: ComputeOptions,
 ): Promise<Stat> {
   const strict = opts.pinDay !== undefined;
   const { providers, labelMatchers, providerMatcher } = selection(spec, filters);

@@ -3,7 +3,15 @@ import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { type Labels, labelsKey, type Matcher, matchesAll, type Sample } from '../core/samples.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { classifyOpenError, prepareDataDir, StoreOpenError } from './open-errors.ts';
-import type { AppendListener, LatestQuery, SelectQuery, SeriesInfo, Store } from './sample-store.ts';
+import { RecentSamples } from './recent-samples.ts';
+import type {
+  AppendListener,
+  LatestQuery,
+  SelectQuery,
+  SeriesInfo,
+  SnapshotEntry,
+  Store,
+} from './sample-store.ts';
 
 export interface DuckDbStoreOptions {
   /** File path, or ':memory:' for tests. */
@@ -11,7 +19,15 @@ export interface DuckDbStoreOptions {
   /** DuckDB memory_limit, e.g. '256MB'. */
   readonly memoryLimit?: string;
   readonly threads?: number;
+  /**
+   * How far behind the newest sample reads are answered from memory (RecentSamples); 0 sends every
+   * read to SQL. Default 74 h: a live Stat reads 48 h (its sparkline's first point has its own 24 h
+   * window), the day-ago Stat of /api/search/featured 72 h, plus 2 h for a late harness.
+   */
+  readonly recentHorizonMs?: number;
 }
+
+export const DEFAULT_RECENT_HORIZON_MS = 74 * 3_600_000;
 
 interface SeriesRow {
   readonly id: number;
@@ -42,11 +58,17 @@ export class DuckDbStore implements Store {
   private closed = false;
   /** Set when close() starts: later statements are refused so close() waits for a finite queue. */
   private closing: Promise<void> | undefined;
+  private readonly recent: RecentSamples;
+  /** Appends queued or running: a read issued meanwhile waits for them, as SQL reads always did. */
+  private appending = 0;
 
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly conn: DuckDBConnection,
-  ) {}
+    recentHorizonMs: number,
+  ) {
+    this.recent = new RecentSamples(recentHorizonMs);
+  }
 
   /**
    * Opens (creating or migrating) the database. Failures an operator can fix (a read-only, full or
@@ -63,13 +85,17 @@ export class DuckDbStore implements Store {
         threads: String(opts.threads ?? 2),
       });
       const conn = await instance.connect();
-      const store = new DuckDbStore(instance, conn);
+      const store = new DuckDbStore(instance, conn, opts.recentHorizonMs ?? DEFAULT_RECENT_HORIZON_MS);
       try {
         await store.migrate();
         // Appends land here first so INSERT OR IGNORE gives idempotency on (series, t).
         await conn.run('CREATE TABLE IF NOT EXISTS staging (series_id INTEGER, t BIGINT, v DOUBLE)');
         await conn.run('DELETE FROM staging');
+        await conn.run(
+          'CREATE TEMP TABLE IF NOT EXISTS snapshot_staging (key VARCHAR, body VARCHAR, etag VARCHAR, created_at BIGINT)',
+        );
         await store.loadSeries();
+        await store.loadRecent();
       } catch (e) {
         conn.closeSync();
         throw e;
@@ -122,6 +148,45 @@ export class DuckDbStore implements Store {
     }
   }
 
+  /**
+   * Every series' time bounds, then the recent tail of every series (two scans, once), read chunk by
+   * chunk: 1.5M rows read at once made three 1.5M-element arrays of garbage at start-up.
+   */
+  private async loadRecent(): Promise<void> {
+    const b = await this.conn.runAndReadAll(
+      'SELECT series_id, CAST(min(t) AS DOUBLE), CAST(max(t) AS DOUBLE) FROM samples GROUP BY series_id',
+    );
+    const [ids = [], mins = [], maxs = []] = b.getColumns() as number[][];
+    let newest = Number.NEGATIVE_INFINITY;
+    for (const t of maxs) newest = Math.max(newest, t);
+    const floor = this.recent.floorFor(newest);
+    this.recent.loadBounds(
+      ids.map((id, i) => [id, mins[i] as number, maxs[i] as number] as const),
+      floor,
+    );
+    if (!Number.isFinite(floor)) return;
+    const tail = await this.conn.stream(
+      `SELECT series_id, CAST(t AS DOUBLE), v FROM samples WHERE t > ${int(floor)} ORDER BY series_id, t`,
+    );
+    for (let chunk = await tail.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await tail.fetchChunk()) {
+      this.recent.loadTail(
+        chunk.getColumnValues(0) as number[],
+        chunk.getColumnValues(1) as number[],
+        chunk.getColumnValues(2) as number[],
+      );
+    }
+  }
+
+  /** A read from memory: at once, or after the appends already issued (so it sees them). */
+  private fromMemory<T>(read: () => T): Promise<T> {
+    if (this.appending > 0) return this.exclusive(async () => read());
+    try {
+      return Promise.resolve(read());
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
   private remember(row: SeriesRow): void {
     let m = this.byMetric.get(row.metric);
     if (!m) {
@@ -142,13 +207,19 @@ export class DuckDbStore implements Store {
 
   append(samples: readonly Sample[]): Promise<number> {
     if (samples.length === 0) return Promise.resolve(0);
+    const valid = new Set<string>();
     for (const s of samples) {
-      if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(s.metric)) throw new TypeError(`bad metric name "${s.metric}"`);
+      if (!valid.has(s.metric)) {
+        if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(s.metric))
+          throw new TypeError(`bad metric name "${s.metric}"`);
+        valid.add(s.metric);
+      }
       if (!Number.isFinite(s.t) || !Number.isFinite(s.v)) {
         throw new TypeError(`sample of ${s.metric} has a non-finite timestamp or value`);
       }
     }
-    return this.exclusive(async () => {
+    this.appending++;
+    const run = this.exclusive(async () => {
       const newSeries: SeriesRow[] = [];
       const rows = new Map<string, [number, number, number]>();
       const metrics = new Set<string>();
@@ -199,8 +270,13 @@ export class DuckDbStore implements Store {
         for (const r of newSeries) this.byMetric.get(r.metric)?.delete(labelsKey(r.labels));
         throw e;
       }
+      // Before the listeners: views they invalidate are recomputed from the new rows.
+      this.recent.add(rows.values());
       if (inserted > 0) for (const l of this.listeners) l(metrics, minT, maxT);
       return inserted;
+    });
+    return run.finally(() => {
+      this.appending--;
     });
   }
 
@@ -208,6 +284,23 @@ export class DuckDbStore implements Store {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const series = this.matching(q.metric, q.matchers);
     if (series.length === 0) return Promise.resolve([]);
+    if (q.after >= this.recent.floor) {
+      return this.fromMemory(() => {
+        const out: Sample[] = [];
+        for (const s of series.sort((a, b) => a.id - b.id)) {
+          const r = this.recent.range(s.id, q.after, q.until);
+          if (!r) throw new Error('recent samples no longer cover the range');
+          for (let i = 0; i < r.t.length; i++) {
+            out.push({ metric: s.metric, labels: s.labels, t: r.t[i] as number, v: r.v[i] as number });
+          }
+        }
+        return out;
+      }).catch(() => this.selectSql(q, series));
+    }
+    return this.selectSql(q, series);
+  }
+
+  private selectSql(q: SelectQuery, series: readonly SeriesRow[]): Promise<Sample[]> {
     const byId = new Map(series.map((s) => [s.id, s]));
     return this.exclusive(async () => {
       const r = await this.conn.runAndReadAll(
@@ -228,21 +321,44 @@ export class DuckDbStore implements Store {
 
   latest(q: LatestQuery): Promise<Sample[]> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    const series = this.matching(q.metric, q.matchers);
+    const series = this.matching(q.metric, q.matchers).sort((a, b) => a.id - b.id);
     if (series.length === 0) return Promise.resolve([]);
+    return this.fromMemory(() => series.map((s) => this.recent.latest(s.id, q.at, q.notBefore))).then(
+      async (held) => {
+        // Series whose latest sample may be older than the recent tail: the table has it.
+        const unknown = series.filter((_, i) => held[i] === null);
+        const older = unknown.length > 0 ? await this.latestSql(q, unknown) : new Map<number, Sample>();
+        const out: Sample[] = [];
+        series.forEach((s, i) => {
+          const r = held[i];
+          if (r) out.push({ metric: s.metric, labels: s.labels, t: r.t, v: r.v });
+          else if (r === null) {
+            const o = older.get(s.id);
+            if (o) out.push(o);
+          }
+        });
+        return out;
+      },
+    );
+  }
+
+  /** The latest sample per series, read from the table; keyed by series id. */
+  private latestSql(q: LatestQuery, series: readonly SeriesRow[]): Promise<Map<number, Sample>> {
     const byId = new Map(series.map((s) => [s.id, s]));
     const lower = q.notBefore === undefined ? '' : `AND t > ${int(q.notBefore)}`;
     return this.exclusive(async () => {
       const r = await this.conn.runAndReadAll(
         `SELECT series_id, CAST(max(t) AS DOUBLE) AS t, arg_max(v, t) AS v FROM samples
          WHERE series_id IN (${series.map((s) => int(s.id)).join(',')}) AND t <= ${int(q.at)} ${lower}
-         GROUP BY series_id ORDER BY series_id`,
+         GROUP BY series_id`,
       );
       const [ids = [], ts = [], vs = []] = r.getColumns() as number[][];
-      return ids.map((id, i) => {
+      const out = new Map<number, Sample>();
+      ids.forEach((id, i) => {
         const s = byId.get(id) as SeriesRow;
-        return { metric: s.metric, labels: s.labels, t: ts[i] as number, v: vs[i] as number };
+        out.set(id, { metric: s.metric, labels: s.labels, t: ts[i] as number, v: vs[i] as number });
       });
+      return out;
     });
   }
 
@@ -263,15 +379,7 @@ export class DuckDbStore implements Store {
       for (const row of this.byMetric.get(m)?.values() ?? []) ids.push(row.id);
     }
     if (ids.length === 0) return Promise.resolve(null);
-    return this.exclusive(async () => {
-      const r = await this.conn.runAndReadAll(
-        `SELECT CAST(min(t) AS DOUBLE), CAST(max(t) AS DOUBLE) FROM samples
-         WHERE series_id IN (${ids.map(int).join(',')})`,
-      );
-      const row = r.getRows()[0];
-      if (!row || row[0] === null) return null;
-      return { min: Number(row[0]), max: Number(row[1]) };
-    });
+    return this.fromMemory(() => this.recent.timeBounds(ids));
   }
 
   onAppend(listener: AppendListener): () => void {
@@ -312,6 +420,39 @@ export class DuckDbStore implements Store {
     const stored = await this.getSnapshot(key);
     if (!stored) throw new Error(`snapshot ${key} was not stored`);
     return stored;
+  }
+
+  /** One transaction: the batch lands whole or not at all; a key already stored keeps its bytes. */
+  putSnapshots(entries: readonly SnapshotEntry[]): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    const texts = entries.map((e) => decoder.decode(e.body));
+    return this.exclusive(async () => {
+      const now = BigInt(Date.now());
+      await this.conn.run('BEGIN TRANSACTION');
+      try {
+        const app = await this.conn.createAppender('snapshot_staging');
+        entries.forEach((e, i) => {
+          app.appendVarchar(e.key);
+          app.appendVarchar(texts[i] as string);
+          app.appendVarchar(e.etag);
+          app.appendBigInt(now);
+          app.endRow();
+        });
+        app.closeSync();
+        // Within the batch the first of a repeated key wins, as one putSnapshot after another would.
+        await this.conn.run(
+          `INSERT OR IGNORE INTO snapshots
+           SELECT key, first(body ORDER BY rowid), first(etag ORDER BY rowid), first(created_at ORDER BY rowid)
+           FROM snapshot_staging GROUP BY key`,
+        );
+        await this.conn.run('DELETE FROM snapshot_staging');
+        await this.conn.run('COMMIT');
+      } catch (e) {
+        await this.conn.run('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
   }
 
   getState(key: string): Promise<string | null> {

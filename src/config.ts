@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SYNTHETIC_PROVIDERS } from './core/providers.ts';
 
 const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
@@ -49,6 +50,13 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v === undefined ? 1 : Number(v)))
     .refine((n) => n >= 1 && n <= 10000, 'is not a number from 1 to 10000'),
+  // Scale benchmarks only (bench/catalogue-scale.ts): registers synthetic-01…NN as providers.
+  CITEBENCH_SYNTHETIC_PROVIDERS: intVar(
+    0,
+    MAX_SYNTHETIC_PROVIDERS,
+    `is not an integer from 0 to ${MAX_SYNTHETIC_PROVIDERS}`,
+    0,
+  ),
 });
 
 export interface Config {
@@ -72,6 +80,11 @@ export interface Config {
   readonly demoSpeed: number;
   /** The data comes from simulated providers (the demo, `serve --simulate`); set by the command, not env. */
   readonly simulated: boolean;
+  /**
+   * CITEBENCH_SYNTHETIC_PROVIDERS: how many synthetic providers (synthetic-01…) start-up registers
+   * beside the real ones, for scale benchmarks; 0 (the default) registers none.
+   */
+  readonly syntheticProviders: number;
 }
 
 export class ConfigError extends Error {}
@@ -130,6 +143,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     demoSeed: e.DEMO_SEED,
     demoSpeed: e.DEMO_SPEED,
     simulated: false,
+    syntheticProviders: e.CITEBENCH_SYNTHETIC_PROVIDERS,
   };
 }
 

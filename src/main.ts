@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.ts';
+import { registerSyntheticProviders } from './core/providers.ts';
 import { durationMs, SpecError } from './core/spec-schema.ts';
 import { HarnessConfigError, loadHarnessConfig, simulatorEnv } from './harness/config.ts';
 import { type Harness, startHarness } from './harness/service.ts';
@@ -196,6 +197,11 @@ export async function startFromEnv(
     throw e;
   }
   const log = createLogger(config.logLevel);
+  // Before the specs are loaded: their provider slugs are checked against the registry.
+  if (config.syntheticProviders > 0) {
+    registerSyntheticProviders(config.syntheticProviders);
+    log.warn('synthetic providers registered (scale benchmark)', { count: config.syntheticProviders });
+  }
   let service: Service | undefined;
   let stopExtra: (() => Promise<void>) | undefined;
   let listening = false;

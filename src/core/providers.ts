@@ -100,7 +100,63 @@ const list = [
 
 export type ProviderSlug = (typeof list)[number]['slug'];
 
-export const PROVIDERS: ReadonlyMap<string, ProviderInfo> = new Map(list.map((p) => [p.slug, p]));
+const registry = new Map<string, ProviderInfo>(list.map((p) => [p.slug, p]));
+
+/** The real providers, plus synthetic ones only after `registerSyntheticProviders` (benchmarks). */
+export const PROVIDERS: ReadonlyMap<string, ProviderInfo> = registry;
+
+/** Most synthetic providers one run may register (two-digit numbers keep the slugs sortable). */
+export const MAX_SYNTHETIC_PROVIDERS = 99;
+
+const synthetic = new Set<string>();
+
+/** True for a provider registered by `registerSyntheticProviders`. */
+export function isSyntheticProvider(slug: string): boolean {
+  return synthetic.has(slug);
+}
+
+/** HSL (degrees, 0–1, 0–1) to #rrggbb. */
+function hslHex(h: number, s: number, l: number): string {
+  const a = s * Math.min(l, 1 - l);
+  const channel = (n: number) => {
+    const k = (n + h / 30) % 12;
+    const c = l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(c * 255)
+      .toString(16)
+      .padStart(2, '0');
+  };
+  return `#${channel(0)}${channel(8)}${channel(4)}`;
+}
+
+/**
+ * Adds `synthetic-01` … `synthetic-NN` ("Synthetic 01" …) to the registry, for scale benchmarks that
+ * need more providers per spec than the ten real ones (CITEBENCH_SYNTHETIC_PROVIDERS at start-up).
+ * Never called in a normal run, so the registry is then exactly the real providers. Anything
+ * published with them says so by name, and their website is on the reserved `.invalid` TLD so no
+ * link points anywhere real. Colors step round the hue circle by the golden angle, so any count
+ * gets distinct hues. Idempotent; returns the synthetic providers registered so far.
+ */
+export function registerSyntheticProviders(count: number): ProviderInfo[] {
+  if (!Number.isInteger(count) || count < 0 || count > MAX_SYNTHETIC_PROVIDERS) {
+    throw new RangeError(
+      `synthetic providers: ${count} is not an integer from 0 to ${MAX_SYNTHETIC_PROVIDERS}`,
+    );
+  }
+  for (let i = 1; i <= count; i++) {
+    const n = String(i).padStart(2, '0');
+    const slug = `synthetic-${n}`;
+    if (registry.has(slug)) continue;
+    synthetic.add(slug);
+    registry.set(slug, {
+      slug,
+      name: `Synthetic ${n}`,
+      website: `https://synthetic-${n}.invalid/`,
+      keyRequired: false,
+      color: hslHex((i * 137.508) % 360, 0.55, 0.5),
+    });
+  }
+  return [...synthetic].map((slug) => registry.get(slug) as ProviderInfo);
+}
 
 export function providerName(slug: string): string {
   return PROVIDERS.get(slug)?.name ?? slug;

@@ -22,10 +22,13 @@ export function labelSimulated(samples: readonly Sample[]): Sample[] {
 
 /**
  * Metrics every harness cycle writes whatever happens (a listing count or a probe), so reading the
- * newest sample of each is enough to know which origins a store holds.
+ * newest sample of each is enough to know which origins a store holds. The cycle marker is written
+ * by every completed cycle of every benchmark, so a benchmark with a metric of its own (the
+ * synthetic catalogue of bench/catalogue.ts) is recognised too.
  */
 export const ORIGIN_PROBE_METRICS: readonly string[] = [
   METRICS.networksSupported,
   METRICS.tokenTradeProbeOk,
   METRICS.providerCycle5xx,
+  METRICS.harnessCycle,
 ];

@@ -1,0 +1,116 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { catalogueSpec, writeCatalogue } from '../bench/catalogue.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import {
+  isSyntheticProvider,
+  PROVIDERS,
+  type ProviderInfo,
+  providerName,
+  registerSyntheticProviders,
+} from '../src/core/providers.ts';
+import { parseSpec, SpecError } from '../src/core/spec-schema.ts';
+import { loadSpecs } from '../src/publication/load-specs.ts';
+import { readOrigins } from '../src/publication/sample-origins.ts';
+import { openDuckDbStore } from '../src/store/duckdb-store.ts';
+
+// Registration is process-wide; vitest runs each test file in its own module graph, so the checks
+// of the unregistered state come first and nothing leaks into other files.
+describe('synthetic providers (scale benchmarks only)', () => {
+  it('are absent unless registered: the registry is the ten real providers', () => {
+    expect(PROVIDERS.size).toBe(10);
+    expect([...PROVIDERS.keys()].some((s) => s.startsWith('synthetic-'))).toBe(false);
+    expect(isSyntheticProvider('synthetic-01')).toBe(false);
+    expect(() =>
+      parseSpec(
+        'synthetic-0001.yml',
+        catalogueSpec(1, [{ ...(PROVIDERS.get('codex') as ProviderInfo), slug: 'synthetic-01' }]),
+      ),
+    ).toThrow(/unknown provider "synthetic-01"/);
+    expect(loadConfig({}).syntheticProviders).toBe(0);
+  });
+
+  it('are requested by CITEBENCH_SYNTHETIC_PROVIDERS, validated like every variable', () => {
+    expect(loadConfig({ CITEBENCH_SYNTHETIC_PROVIDERS: '20' }).syntheticProviders).toBe(20);
+    for (const bad of ['abc', '100', '-1', '2.5']) {
+      expect(() => loadConfig({ CITEBENCH_SYNTHETIC_PROVIDERS: bad })).toThrow(ConfigError);
+    }
+  });
+
+  it('register as synthetic-NN, named "Synthetic NN", with distinct colors and no real website', () => {
+    const list = registerSyntheticProviders(20);
+    expect(list.map((p) => p.slug)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `synthetic-${String(i + 1).padStart(2, '0')}`),
+    );
+    expect(providerName('synthetic-07')).toBe('Synthetic 07');
+    expect(list.every((p) => new URL(p.website).hostname.endsWith('.invalid'))).toBe(true);
+    const colors = [...PROVIDERS.values()].map((p) => p.color);
+    expect(new Set(colors).size).toBe(colors.length);
+    expect(colors.every((c) => /^#[0-9a-f]{6}$/.test(c))).toBe(true);
+    expect(isSyntheticProvider('synthetic-01')).toBe(true);
+    expect(isSyntheticProvider('codex')).toBe(false);
+    // Idempotent; the real providers are untouched.
+    expect(registerSyntheticProviders(20)).toHaveLength(20);
+    expect(PROVIDERS.size).toBe(30);
+    expect(PROVIDERS.get('codex')?.name).toBe('Codex');
+    expect(() => registerSyntheticProviders(100)).toThrow(RangeError);
+    expect(parseSpec('synthetic-0001.yml', catalogueSpec(1, list)).providers).toHaveLength(20);
+  });
+
+  it('the catalogue generator writes valid specs and a store the service reads as simulated', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalogue-'));
+    try {
+      const now = Date.UTC(2026, 10, 20, 12, 5);
+      const c = await writeCatalogue({ dir, n: 3, providers: 4, hours: 2, stepMinutes: 20, now });
+      expect(await readdir(c.benchmarksDir)).toEqual([
+        'synthetic-0001.yml',
+        'synthetic-0002.yml',
+        'synthetic-0003.yml',
+      ]);
+      const specs = await loadSpecs(c.benchmarksDir);
+      expect(specs.map((s) => [s.slug, s.number, s.derivation.metric])).toEqual([
+        ['synthetic-0001', '000', 'synthetic_0001_value'],
+        ['synthetic-0002', '001', 'synthetic_0002_value'],
+        ['synthetic-0003', '002', 'synthetic_0003_value'],
+      ]);
+      // 3 specs × 4 providers × 6 cycles, plus a harness_cycle marker per spec and cycle.
+      expect(c.valueSamples).toBe(72);
+      expect(c.samples).toBe(72 + 18);
+      expect(c.lastCycle).toBe(Date.UTC(2026, 10, 20, 12, 0));
+      const store = await openDuckDbStore({ path: join(c.dataDir, 'citebench.duckdb') });
+      const valuesOf = async (s: typeof store) =>
+        (await s.select({ metric: 'synthetic_0003_value', after: 0, until: now })).map((x) => x.v);
+      let first: number[];
+      try {
+        first = await valuesOf(store);
+        expect(await readOrigins(store)).toEqual({ simulated: true, measured: false });
+        const latest = await store.latest({ metric: 'synthetic_0002_value', at: now });
+        expect(latest.map((s) => [s.labels.provider, s.labels.origin, s.t])).toEqual(
+          ['01', '02', '03', '04'].map((n) => [`synthetic-${n}`, 'simulated', c.lastCycle]),
+        );
+      } finally {
+        await store.close();
+      }
+      // Deterministic: the same options give the same values.
+      const again = await writeCatalogue({ dir, n: 3, providers: 4, hours: 2, stepMinutes: 20, now });
+      const reopened = await openDuckDbStore({ path: join(again.dataDir, 'citebench.duckdb') });
+      const second = await valuesOf(reopened);
+      await reopened.close();
+      expect(first).toHaveLength(24);
+      expect(second).toEqual(first);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a spec naming an unregistered synthetic provider is still refused', () => {
+    expect(() =>
+      parseSpec('synthetic-0001.yml', {
+        ...catalogueSpec(1, registerSyntheticProviders(20)),
+        providers: [{ slug: 'synthetic-50', endpoint: 'none', kind: 'dex-index' }],
+      }),
+    ).toThrow(SpecError);
+  });
+});

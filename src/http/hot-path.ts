@@ -123,8 +123,8 @@ export class HotPath {
     this.entries.set(url, { answer: a, bytes, day: Math.floor(this.clock() / DAY_MS) });
     const g = a.source.group;
     if (g === null) return;
-    let urls = this.byGroup.get(g);
-    if (!urls) this.byGroup.set(g, (urls = new Set()));
+    const urls = this.byGroup.get(g) ?? new Set<string>();
+    this.byGroup.set(g, urls);
     urls.add(url);
   }
 

@@ -3,6 +3,11 @@
  * samples (exact invalidation) or when it is older than `maxAgeMs`, because a live 24 h window
  * slides even without new samples. A computation that started before an invalidation is not
  * stored, so a late result can never resurrect stale data.
+ *
+ * An entry that only aged out (no new samples since) is still answered for up to `staleMs` more
+ * while its successor is computed in the background: views computed together expire together,
+ * and at 1,000 benchmarks the last reader of such a wave waited 0.6 s for the whole recompute.
+ * New samples never take this path: invalidation deletes the entry.
  */
 export class ViewCache<T> {
   private readonly entries = new Map<string, { value: T; at: number; group: string }>();
@@ -17,6 +22,7 @@ export class ViewCache<T> {
     private readonly maxAgeMs: number,
     private readonly clock: () => number,
     private readonly maxEntries = 5000,
+    private readonly staleMs = 0,
   ) {}
 
   private epoch = 0;
@@ -30,8 +36,9 @@ export class ViewCache<T> {
     const now = this.clock();
     if (hit && now - hit.at < this.maxAgeMs) return Promise.resolve(hit.value);
     const gen = this.gen(group);
+    const stale = hit !== undefined && now - hit.at < this.maxAgeMs + this.staleMs ? hit : undefined;
     const running = this.inflight.get(key);
-    if (running && running.gen === gen) return running.promise;
+    if (running && running.gen === gen) return stale ? Promise.resolve(stale.value) : running.promise;
     const promise = compute().then(
       (value) => {
         if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
@@ -41,8 +48,8 @@ export class ViewCache<T> {
             this.byGroup.clear();
           }
           this.entries.set(key, { value, at: now, group });
-          let keys = this.byGroup.get(group);
-          if (!keys) this.byGroup.set(group, (keys = new Set()));
+          const keys = this.byGroup.get(group) ?? new Set<string>();
+          this.byGroup.set(group, keys);
           keys.add(key);
           if (typeof value === 'object' && value !== null) this.keyOf.set(value, key);
         }
@@ -54,6 +61,11 @@ export class ViewCache<T> {
       },
     );
     this.inflight.set(key, { promise, gen });
+    if (stale) {
+      // The caller has its answer; a failed refresh is retried by the next request.
+      promise.catch(() => undefined);
+      return Promise.resolve(stale.value);
+    }
     return promise;
   }
 

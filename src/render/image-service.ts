@@ -299,7 +299,10 @@ export class ImageService {
 
   /** Re-renders the OG images of changed benchmarks in the background, so requests find them ready. */
   refresh(slugs: ReadonlySet<string>): Promise<void> {
-    const jobs = [...slugs].map((slug) =>
+    // Only images someone asked for (rendered or rendering): at 1,000 benchmarks, re-rendering every changed one made
+    // 2,997 renders in a bench loop and raised cached reads' p99 from 62 to 81 ms.
+    const wanted = [...slugs].filter((slug) => this.ogLatest.has(ogKey(slug, null)));
+    const jobs = wanted.map((slug) =>
       this.getOg(slug).then(
         () => undefined,
         (err: unknown) => {

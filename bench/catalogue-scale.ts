@@ -21,7 +21,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,6 +31,7 @@ import type { Sample } from '../src/core/samples.ts';
 import { createLogger } from '../src/log.ts';
 import { defaultRoutes } from '../src/routes.ts';
 import { createService, type Service } from '../src/service.ts';
+import { freePort } from '../test/helpers/service-process.ts';
 import { catalogueMetric, catalogueSlug, writeCatalogue } from './catalogue.ts';
 
 const PROVIDERS = 20;
@@ -68,17 +68,6 @@ function bounded<T>(p: Promise<T>, deadline: number, what: string): Promise<T> {
       Math.max(0, deadline - Date.now()),
     );
     p.then(resolve, reject).finally(() => clearTimeout(t));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no port'))));
-    });
   });
 }
 

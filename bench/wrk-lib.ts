@@ -7,9 +7,9 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../test/helpers/service-process.ts';
 
 export const WRK = process.env.WRK_BIN ?? '/usr/bin/wrk';
 
@@ -127,18 +127,6 @@ export async function runMain(main: () => Promise<void>): Promise<void> {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** VmRSS of a process in MB, from /proc/<pid>/status (null once it is gone). */
@@ -541,3 +529,5 @@ export function slope(points: readonly { x: number; y: number }[]): number {
   }
   return den === 0 ? 0 : num / den;
 }
+
+export { freePort };

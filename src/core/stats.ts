@@ -33,3 +33,15 @@ export function round6(x: number): number {
   if (!Number.isFinite(x) || x === 0) return x;
   return Number(x.toPrecision(6));
 }
+
+/** Index of the first element of ascending `a` greater than `x` (a.length when none is). */
+export function upperBound(a: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((a[mid] as number) <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,3 +1,5 @@
+import { upperBound } from '../core/stats.ts';
+
 /**
  * The recent tail of every series, in memory, beside the DuckDB table: every stored sample newer
  * than `floor` is held here, per series id, sorted by time, so the reads every live view makes
@@ -14,18 +16,6 @@
 interface Column {
   readonly t: number[];
   readonly v: number[];
-}
-
-/** Index of the first element of sorted `a` greater than `x`. */
-function upperBound(a: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export class RecentSamples {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './service-process.ts';
 
 /** A real Prometheus-compatible engine on a loopback port, with its own temporary data folder. */
 export interface Engine {
@@ -36,18 +36,6 @@ export function requireBinary(kind: EngineKind): string {
     );
   }
   return b.path;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 // Backfill writes days-old samples: Prometheus accepts them only inside the out-of-order window,

@@ -1,4 +1,5 @@
 import { type Labels, labelsKey } from '../../core/samples.ts';
+import { upperBound } from '../../core/stats.ts';
 import type {
   AggregateExpr,
   ArithOp,
@@ -37,18 +38,6 @@ export interface EvalContext {
   readonly data: ReadonlyMap<VectorSelectorExpr | MatrixSelectorExpr, readonly SeriesData[]>;
   /** Instant selectors take the newest sample in (t − lookbackMs, t]. */
   readonly lookbackMs: number;
-}
-
-/** First index whose timestamp is > t. */
-function upperBound(ts: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = ts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((ts[mid] as number) <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export function dropName(labels: Labels): Labels {

@@ -48,6 +48,10 @@ export function methodologyPage(
       'A compare row has a winner only when both providers have a value from the same window, neither is unresponsive and both count the same kind of thing (on network-coverage, providers of different kinds are not comparable). Token-trade compares use only the (cell, cycle) pairs both providers were measured on. Otherwise the row says "not comparable" with its reason and counts as a tie. The direction comes from the metric alone (higher or lower is better).',
     ],
     [
+      'Live values',
+      'A live view is recomputed from the stored samples as soon as new samples for its benchmark are written, and at least once a minute as its 24-hour window slides. When no new sample arrived, the previous answer may still be served for up to one more minute while its successor is computed; an answer is never served after a sample that changes it was written.',
+    ],
+    [
       'Day snapshots',
       `A UTC day is frozen once, ${freezeGraceMinutes} minutes after it closes (and at start-up for any closed day not frozen yet), from the samples whose timestamps fall in that day and the specs as they were then, stored beside it. Its index and each benchmark's Stat are serialized canonically and never change: later samples for that day are counted, not applied. Every link inside a snapshot carries ?date=, so a citation made from it resolves to the same numbers years later.`,
     ],

@@ -2,6 +2,7 @@
  * The daily open dataset: Parquet and CSV written by DuckDB, read back, frozen byte-identical
  * across restarts, served with the right errors; and the README's recompute queries.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +13,15 @@ import { testConfig } from '../src/config.ts';
 import { METRICS } from '../src/core/metric-names.ts';
 import type { Sample } from '../src/core/samples.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
-import { writeDatasetFiles } from '../src/publication/dataset-files.ts';
+import {
+  type DatasetFiles,
+  writeDatasetFiles,
+  writeDatasetFilesFrom,
+} from '../src/publication/dataset-files.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
 import { createPublication } from '../src/publication/publication.ts';
 import { openDuckDbStore } from '../src/store/duckdb-store.ts';
-import { BENCHMARKS_DIR, H, NOW } from './helpers/fixture.ts';
+import { BENCHMARKS_DIR, fixture, H, NOW } from './helpers/fixture.ts';
 import { serverWithApi } from './helpers/openapi.ts';
 import { startServer } from './helpers/server.ts';
 
@@ -77,6 +82,117 @@ describe('writeDatasetFiles', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * The writer as it was before it took batches (one array of the whole day), kept verbatim as the
+ * reference: frozen files are stored once, so the streaming writer must give the same bytes for
+ * the same samples, or a day frozen after the change would differ from one frozen before.
+ */
+async function legacyWriteDatasetFiles(samples: readonly Sample[]): Promise<DatasetFiles> {
+  const fixed = new Set(['metric', 'timestamp', 'value']);
+  const labelColumn = (name: string) => (fixed.has(name) ? `label_${name}` : name);
+  const quoteIdent = (x: string) => `"${x.replaceAll('"', '""')}"`;
+  const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+  const labelNames = [...new Set(samples.flatMap((s) => Object.keys(s.labels)))].sort();
+  const cols = labelNames.map((n) => quoteIdent(labelColumn(n)));
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const dir = await mkdtemp(join(tmpdir(), 'citebench-dataset-'));
+  try {
+    const conn = await instance.connect();
+    try {
+      await conn.run(
+        `CREATE TABLE d (metric VARCHAR, ${cols.map((c) => `${c} VARCHAR, `).join('')}t BIGINT, value DOUBLE)`,
+      );
+      const app = await conn.createAppender('d');
+      for (const s of samples) {
+        app.appendVarchar(s.metric);
+        for (const n of labelNames) {
+          const v = s.labels[n];
+          if (v === undefined) app.appendNull();
+          else app.appendVarchar(v);
+        }
+        app.appendBigInt(BigInt(Math.trunc(s.t)));
+        app.appendDouble(s.v);
+        app.endRow();
+      }
+      app.closeSync();
+      const order = ['metric', ...cols.map((c) => `${c} NULLS FIRST`), 't'].join(', ');
+      const query = `SELECT metric, ${cols.map((c) => `${c}, `).join('')}make_timestamp(t * 1000) AS "timestamp", value FROM d ORDER BY ${order}`;
+      const parquetPath = join(dir, 'day.parquet');
+      const csvPath = join(dir, 'day.csv');
+      await conn.run(
+        `COPY (${query}) TO '${parquetPath}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)`,
+      );
+      await conn.run(`COPY (${query}) TO '${csvPath}' (FORMAT csv, HEADER true)`);
+      const parquet = new Uint8Array(await readFile(parquetPath));
+      const csv = new Uint8Array(await readFile(csvPath));
+      return { rows: samples.length, parquet, csv, sha256: { parquet: sha(parquet), csv: sha(csv) } };
+    } finally {
+      conn.closeSync();
+    }
+  } finally {
+    instance.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function expectSameFiles(a: DatasetFiles, b: DatasetFiles): void {
+  expect(a.rows).toBe(b.rows);
+  expect(a.sha256).toEqual(b.sha256);
+  expect(Buffer.compare(a.parquet, b.parquet)).toBe(0);
+  expect(Buffer.compare(a.csv, b.csv)).toBe(0);
+}
+
+describe('streaming writer', () => {
+  it('a day built one metric at a time has the bytes of the former whole-day writer', async () => {
+    const f = await fixture({ seed: 3, days: 3 });
+    try {
+      // The 17th and 20th are partial days, the 18th and 19th full; the 21st has no sample.
+      for (const d of [17, 18, 19, 20, 21]) {
+        const start = Date.UTC(2026, 10, d);
+        const all: Sample[] = [];
+        let metrics = 0;
+        for await (const batch of f.publication.dataset.samplesOf(start)) {
+          if (batch.length > 0) metrics++;
+          all.push(...batch);
+        }
+        if (d !== 21) expect(metrics).toBeGreaterThan(1);
+        const streamed = await f.publication.dataset.build(start);
+        expect(streamed.rows).toBe(all.length);
+        expectSameFiles(streamed, await legacyWriteDatasetFiles(all));
+        expectSameFiles(await writeDatasetFiles(all), streamed);
+      }
+    } finally {
+      await f.close();
+    }
+  });
+
+  it("label names first seen in a later batch add columns; the bytes are the whole-day writer's", async () => {
+    const batches: Sample[][] = [
+      [{ metric: 'a_total', labels: {}, t: NOW, v: 1 }],
+      [],
+      [
+        { metric: 'b_total', labels: { provider: 'codex' }, t: NOW, v: 2 },
+        { metric: 'b_total', labels: { provider: 'codex' }, t: NOW - H, v: 3 },
+      ],
+      [
+        { metric: 'c_total', labels: { provider: 'mobula', metric: 'x', chain: 'solana' }, t: NOW, v: 4 },
+        { metric: 'c_total', labels: { chain: 'base', value: '' }, t: NOW + 0.5, v: 5 },
+      ],
+      [{ metric: 'a_total', labels: { provider: 'codex' }, t: NOW, v: 6 }],
+    ];
+    async function* stream() {
+      for (const b of batches) yield b;
+    }
+    const streamed = await writeDatasetFilesFrom(stream());
+    expect(streamed.rows).toBe(6);
+    expectSameFiles(streamed, await legacyWriteDatasetFiles(batches.flat()));
+    expect(new TextDecoder().decode(streamed.csv).split('\n')[0]).toBe(
+      'metric,chain,label_metric,provider,label_value,timestamp,value',
+    );
+    expectSameFiles(await writeDatasetFilesFrom([]), await legacyWriteDatasetFiles([]));
   });
 });
 

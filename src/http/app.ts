@@ -357,9 +357,16 @@ export function buildApp(deps: HttpDeps): Hono {
   });
 
   // Per request (its `now` and ages move), but from memory: synchronous once the store was read.
+  // Its bytes stand for one millisecond of the clock: the hot path may replay them within it (under
+  // load many requests share a millisecond), never after it or after a newest sample moved.
   const sendFreshness = (c: Context, f: Freshness) => {
+    const version = pub.freshnessVersion;
     const body = JSON.stringify(f);
-    return sendBytes(c, { body, etag: etagOf(body), contentType: JSON_TYPE, cacheControl: CACHE.probe });
+    return sendBytes(
+      c,
+      { body, etag: etagOf(body), contentType: JSON_TYPE, cacheControl: CACHE.probe },
+      { valid: () => deps.clock() === f.now && pub.freshnessVersion === version, group: ANY_BENCHMARK },
+    );
   };
   app.get('/api/freshness', (c): Response | Promise<Response> => {
     const known = pub.peekFreshness();

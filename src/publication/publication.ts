@@ -133,6 +133,8 @@ export class Publication implements PublicationApi {
   private readonly lastSample = new Map<string, number>();
   private lastSampleReady: Promise<void> | undefined;
   private lastSampleKnown = false;
+  /** Bumped whenever a newest sample time changes (what /api/freshness shows besides the clock). */
+  freshnessVersion = 0;
   /** First UTC day with any sample (undefined: not read yet). */
   private firstDayStart: number | null | undefined;
   /** Last day frozen so far (its start, epoch ms); later writes into it or before are late. */
@@ -222,6 +224,7 @@ export class Publication implements PublicationApi {
     for (const m of metrics) for (const s of this.byMetric.get(m) ?? []) slugs.add(s);
     if (slugs.size === 0) return;
     for (const s of slugs) this.lastSample.set(s, Math.max(this.lastSample.get(s) ?? maxT, maxT));
+    this.freshnessVersion++;
     if (this.firstDayStart !== undefined && (this.firstDayStart === null || minT < this.firstDayStart)) {
       this.firstDayStart = dayStart(minT);
     }
@@ -491,6 +494,7 @@ export class Publication implements PublicationApi {
         if (b) this.lastSample.set(spec.slug, Math.max(this.lastSample.get(spec.slug) ?? b.max, b.max));
       }
       this.lastSampleKnown = true;
+      this.freshnessVersion++;
     }).catch((e: unknown) => {
       this.lastSampleReady = undefined;
       throw e;

@@ -4,7 +4,7 @@
  * (normal end, error, SIGINT or SIGTERM).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -19,6 +19,22 @@ export const WRK = process.env.WRK_BIN ?? '/usr/bin/wrk';
 const children = new Set<ChildProcess>();
 const tempDirs = new Set<string>();
 
+/**
+ * CPU pinning for ratio measurements: the server under test (service or bare) on CPU 0 and wrk on
+ * CPU 1, through `taskset` (which execs, so the pid stays the program's). On this 2-core VM,
+ * unpinned runs of one URL swung between 28k and 54k req/s; pinned, the spread within a round is a
+ * few percent, and both servers get the same core. Off unless a script turns it on.
+ */
+let PIN = false;
+
+/** Turns pinning on (when taskset and two CPUs exist); returns whether it is on. */
+export function pinCpus(on: boolean): boolean {
+  PIN = on && existsSync('/usr/bin/taskset') && cpus().length >= 2;
+  return PIN;
+}
+export const SERVER_CPU = 0;
+export const WRK_CPU = 1;
+
 /** Spawns a tracked child: it is killed by `cleanup()` and on exit if still running. */
 export function spawnTracked(
   command: string,
@@ -27,8 +43,16 @@ export function spawnTracked(
     env?: Record<string, string>;
     stdout?: 'ignore' | 'pipe';
     stderr?: 'ignore' | 'pipe' | 'inherit';
+    /** Pins the child to this CPU when PIN is on. */
+    cpu?: number;
   } = {},
 ): ChildProcess {
+  if (PIN && opts.cpu !== undefined) {
+    return spawnTracked('/usr/bin/taskset', ['-c', String(opts.cpu), command, ...args], {
+      ...opts,
+      cpu: undefined,
+    });
+  }
   const child = spawn(command, args, {
     env: { ...process.env, ...(opts.env ?? {}) },
     stdio: ['ignore', opts.stdout ?? 'ignore', opts.stderr ?? 'inherit'],
@@ -341,7 +365,7 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult & { raw: string }
     o.url,
     ...(o.scriptArgs?.length ? ['--', ...o.scriptArgs] : []),
   ];
-  const child = spawnTracked(WRK, args, { stdout: 'pipe', stderr: 'pipe' });
+  const child = spawnTracked(WRK, args, { stdout: 'pipe', stderr: 'pipe', cpu: WRK_CPU });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => {
     out += d.toString();
@@ -391,65 +415,93 @@ export async function startDemo(opts: {
   /** How long to wait for a quiet CPU once the past days are frozen (default 60 s). */
   readonly quietTimeoutMs?: number;
   readonly verbose?: boolean;
+  /**
+   * Data that holds still: once the demo has backfilled and frozen its days it is stopped and the
+   * same DATA_DIR is served by `citebench serve --simulate` with HARNESS_ENABLED=false, so no live
+   * harness cycle (with its simulator, in the same process) competes with the measured requests.
+   */
+  readonly still?: boolean;
 }): Promise<DemoService> {
   const dataDir = opts.dataDir ?? (await makeTempDir('citebench-wrk-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawnTsx('src/demo/main.ts', [], {
-    env: {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DEMO_SPEED: String(opts.speed),
-      ...(opts.seed !== undefined ? { DEMO_SEED: String(opts.seed) } : {}),
-      LOG_LEVEL: 'info',
-    },
-    stdout: 'ignore',
-    stderr: 'pipe',
-  });
   const tail: string[] = [];
-  let partial = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    const text = partial + d.toString();
-    const lines = text.split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      tail.push(line);
-      if (tail.length > 40) tail.shift();
-      if (opts.verbose) process.stderr.write(`  [service] ${line}\n`);
+  /** `node <args>`: the spawned pid is the service itself (no npm or tsx launcher in between). */
+  const launch = (args: readonly string[], env: Record<string, string>) => {
+    const child = spawnTracked(process.execPath, args, {
+      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+      stdout: 'ignore',
+      stderr: 'pipe',
+      cpu: SERVER_CPU,
+    });
+    let partial = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      const text = partial + d.toString();
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        tail.push(line);
+        if (tail.length > 40) tail.shift();
+        if (opts.verbose) process.stderr.write(`  [service] ${line}\n`);
+      }
+    });
+    const pid = child.pid;
+    if (pid === undefined) throw new Error(`could not spawn node ${args.join(' ')}`);
+    return { child, pid, alive: () => child.exitCode === null && child.signalCode === null };
+  };
+  const ready = async (p: ReturnType<typeof launch>) => {
+    try {
+      await waitFor200(`${base}/api/citable`, opts.readyTimeoutMs ?? 300_000, p.alive);
+    } catch (e) {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}\nservice log:\n${tail.join('\n')}`);
     }
+  };
+  const idle = async (p: ReturnType<typeof launch>) => {
+    await waitFor200(`${base}/api/citable/${utcDay(-1)}`, 300_000, p.alive);
+    const today = utcDay(0);
+    for (const deadline = Date.now() + 300_000; Date.now() < deadline; await sleep(250)) {
+      const ds = await getJson<{ days: { date: string; frozen: boolean }[] }>(`${base}/api/dataset`);
+      if (ds.days.every((d) => d.date >= today || d.frozen)) break;
+    }
+    // Quiet CPU: < 10% of one core over a second, bounded (a fast DEMO_SPEED is never quiet).
+    const hz = 100;
+    for (const deadline = Date.now() + (opts.quietTimeoutMs ?? 60_000); Date.now() < deadline; ) {
+      const before = cpuTicks(p.pid);
+      await sleep(1000);
+      if (cpuTicks(p.pid) - before < hz * 0.1) break;
+    }
+    await sleep(2000);
+  };
+
+  let svc = launch(['--import', 'tsx', 'src/demo/main.ts'], {
+    DEMO_SPEED: String(opts.speed),
+    ...(opts.seed !== undefined ? { DEMO_SEED: String(opts.seed) } : {}),
   });
-  const alive = () => child.exitCode === null && child.signalCode === null;
-  const pid = child.pid;
-  if (pid === undefined) throw new Error('could not spawn the demo service');
   process.stderr.write(`starting the demo (DEMO_SPEED=${opts.speed}, DATA_DIR=${dataDir}) on ${base} …\n`);
-  try {
-    await waitFor200(`${base}/api/citable`, opts.readyTimeoutMs ?? 300_000, alive);
-  } catch (e) {
-    throw new Error(`${e instanceof Error ? e.message : String(e)}\nservice log:\n${tail.join('\n')}`);
-  }
+  await ready(svc);
   const readySeconds = (performance.now() - t0) / 1000;
   process.stderr.write(`demo answering after ${readySeconds.toFixed(1)} s; waiting for it to be idle …\n`);
-
   const t1 = performance.now();
-  await waitFor200(`${base}/api/citable/${utcDay(-1)}`, 300_000, alive);
-  const today = utcDay(0);
-  for (const deadline = Date.now() + 300_000; Date.now() < deadline; await sleep(250)) {
-    const ds = await getJson<{ days: { date: string; frozen: boolean }[] }>(`${base}/api/dataset`);
-    if (ds.days.every((d) => d.date >= today || d.frozen)) break;
+  await idle(svc);
+  if (opts.still) {
+    await stopChild(svc.child);
+    svc = launch(['bin/citebench.mjs', 'serve', '--simulate'], { HARNESS_ENABLED: 'false' });
+    process.stderr.write('serving the same data with the harness off (citebench serve --simulate) …\n');
+    await ready(svc);
+    await idle(svc);
   }
-  // Quiet CPU: < 10% of one core over a second, bounded (a fast DEMO_SPEED is never quiet).
-  const hz = 100;
-  for (const deadline = Date.now() + (opts.quietTimeoutMs ?? 60_000); Date.now() < deadline; ) {
-    const before = cpuTicks(pid);
-    await sleep(1000);
-    if (cpuTicks(pid) - before < hz * 0.1) break;
-  }
-  await sleep(2000);
   const settleSeconds = (performance.now() - t1) / 1000;
-  process.stderr.write(`demo idle after another ${settleSeconds.toFixed(1)} s\n`);
-  return { child, pid, base, dataDir, readySeconds, settleSeconds, logTail: () => [...tail] };
+  process.stderr.write(`service idle after another ${settleSeconds.toFixed(1)} s\n`);
+  return {
+    child: svc.child,
+    pid: svc.pid,
+    base,
+    dataDir,
+    readySeconds,
+    settleSeconds,
+    logTail: () => [...tail],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

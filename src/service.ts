@@ -158,6 +158,15 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   let inFlight = 0;
   let draining: Promise<number> | undefined;
   const hotPath = new HotPath(clock);
+  new Counter({
+    name: 'http_hot_path_replays_total',
+    help: 'Answers replayed from stored bytes without the router (src/http/hot-path.ts)',
+    registers: [metrics],
+    collect() {
+      this.reset();
+      this.inc(hotPath.hits);
+    },
+  });
   // New samples drop the stored answers built from them at once (each replay also checks that its
   // source is still current, so this only frees memory early and stops in-flight fills).
   publication.onChange((slugs) => hotPath.invalidate(slugs));
@@ -181,14 +190,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     hostname: config.host,
   });
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    // A GET with a body is refused by the router (413), so only body-less requests are replayed.
-    if (
-      req.headers['content-length'] === undefined &&
-      req.headers['transfer-encoding'] === undefined &&
-      hotPath.serve(req, res)
-    ) {
-      return;
-    }
+    if (hotPath.serve(req, res)) return;
     // Replayed answers end synchronously; only routed ones can be in flight at a drain.
     inFlight++;
     res.once('close', () => inFlight--);

@@ -90,13 +90,16 @@ export class HotPath {
     if (url === undefined) return false;
     const e = this.entries.get(url);
     if (e === undefined) return false;
+    const headers = req.headers;
+    // A GET with a body is the router's to refuse (413).
+    if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
     const a = e.answer;
     if (!a.source.valid() || Math.floor(this.clock() / DAY_MS) !== e.day) {
       this.entries.delete(url);
       return false;
     }
     this.hits++;
-    const inm = req.headers['if-none-match'];
+    const inm = headers['if-none-match'];
     if (inm !== undefined && etagMatches(inm, a.etag)) {
       res.writeHead(304, a.headers304);
       res.end();

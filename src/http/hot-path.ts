@@ -44,8 +44,8 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 
 interface Entry {
   readonly answer: HotAnswer;
-  /** The body as bytes: a string body (SVG) is encoded once here, not on every replay. */
-  readonly bytes: Uint8Array;
+  /** The body as a Buffer: a string body (SVG) is encoded once here, not on every replay. */
+  readonly bytes: Buffer;
   /** UTC day of the fill: answers can depend on the day (a citation's "Retrieved", today's index). */
   readonly day: number;
 }
@@ -90,16 +90,29 @@ export class HotPath {
     if (url === undefined) return false;
     const e = this.entries.get(url);
     if (e === undefined) return false;
-    const headers = req.headers;
-    // A GET with a body is the router's to refuse (413).
-    if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+    // The raw header list, not req.headers: that getter builds an object per request (measured:
+    // about a tenth of a replay's cost). A GET with a body is the router's to refuse (413).
+    const raw = req.rawHeaders;
+    let inm: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i] as string;
+      const n = name.length;
+      if (n === 13 && name.toLowerCase() === 'if-none-match') {
+        // Repeated fields combine as Node's req.headers combines them.
+        inm = inm === undefined ? raw[i + 1] : `${inm}, ${raw[i + 1]}`;
+      } else if (
+        (n === 14 && name.toLowerCase() === 'content-length') ||
+        (n === 17 && name.toLowerCase() === 'transfer-encoding')
+      ) {
+        return false;
+      }
+    }
     const a = e.answer;
     if (!a.source.valid() || Math.floor(this.clock() / DAY_MS) !== e.day) {
       this.entries.delete(url);
       return false;
     }
     this.hits++;
-    const inm = headers['if-none-match'];
     if (inm !== undefined && etagMatches(inm, a.etag)) {
       res.writeHead(304, a.headers304);
       res.end();
@@ -122,7 +135,11 @@ export class HotPath {
       this.entries.clear();
       this.byGroup.clear();
     }
-    const bytes = typeof a.body === 'string' ? Buffer.from(a.body) : a.body;
+    // A Buffer (a view, no copy): Node's socket would wrap a plain Uint8Array on every write.
+    const bytes =
+      typeof a.body === 'string'
+        ? Buffer.from(a.body)
+        : Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength);
     this.entries.set(url, { answer: a, bytes, day: Math.floor(this.clock() / DAY_MS) });
     const g = a.source.group;
     if (g === null) return;

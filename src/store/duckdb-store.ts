@@ -29,6 +29,10 @@ export interface DuckDbStoreOptions {
 
 export const DEFAULT_RECENT_HORIZON_MS = 74 * 3_600_000;
 
+/** Samples an append prepares or stages before it lets the event loop serve others. */
+const APPEND_SLICE = 2000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 interface SeriesRow {
   readonly id: number;
   readonly metric: string;
@@ -225,7 +229,11 @@ export class DuckDbStore implements Store {
       const metrics = new Set<string>();
       let minT = Number.POSITIVE_INFINITY;
       let maxT = Number.NEGATIVE_INFINITY;
+      let done = 0;
       for (const s of samples) {
+        // A big append (a cycle of 1,000 benchmarks is 20,000 samples) held the event loop for
+        // 25–50 ms in one piece; in slices, requests are served in between.
+        if (++done % APPEND_SLICE === 0) await nextTurn();
         const key = labelsKey(s.labels);
         let row = this.byMetric.get(s.metric)?.get(key);
         if (!row) {
@@ -253,7 +261,9 @@ export class DuckDbStore implements Store {
           app.closeSync();
         }
         const app = await this.conn.createAppender('staging');
+        let staged = 0;
         for (const [id, t, v] of rows.values()) {
+          if (++staged % APPEND_SLICE === 0) await nextTurn();
           app.appendInteger(id);
           app.appendBigInt(BigInt(t));
           app.appendDouble(v);

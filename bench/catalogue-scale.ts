@@ -18,12 +18,11 @@
  * Run: npm run bench:catalogue   (CATALOGUE_N=10,100 to choose; needs /usr/bin/wrk)
  * Writes bench/results/catalogue-scale.json.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { testConfig } from '../src/config.ts';
 import { registerSyntheticProviders } from '../src/core/providers.ts';
 import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../src/core/sample-origin.ts';
@@ -33,6 +32,7 @@ import { defaultRoutes } from '../src/routes.ts';
 import { createService, type Service } from '../src/service.ts';
 import { freePort } from '../test/helpers/service-process.ts';
 import { catalogueMetric, catalogueSlug, writeCatalogue } from './catalogue.ts';
+import { runWrk, writeResults } from './wrk-lib.ts';
 
 const PROVIDERS = 20;
 const HOURS = 24;
@@ -108,32 +108,14 @@ interface WrkResult {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
+  /** Socket errors plus non-2xx/3xx answers. */
   readonly errors: number;
 }
 
-function wrkMs(s: string): number {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(s);
-  if (!m) return Number.NaN;
-  return Number(m[1]) * ({ us: 0.001, ms: 1, s: 1000 } as const)[m[2] as 'us' | 'ms' | 's'];
-}
-
-/** wrk in its own process (asynchronously: the service under test may run in this one). */
+/** wrk in its own process (bench/wrk-lib.ts; asynchronous: the service under test may run in this one). */
 async function wrk(url: string, seconds: number): Promise<WrkResult> {
-  const { stdout } = await promisify(execFile)(
-    '/usr/bin/wrk',
-    ['-t1', '-c32', `-d${seconds}s`, '--latency', url],
-    { encoding: 'utf8' },
-  );
-  const pct = (p: string) => wrkMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(stdout)?.[1] ?? '');
-  const errors = /Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1];
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0),
-    p50Ms: pct('50'),
-    p99Ms: pct('99'),
-    maxMs: wrkMs(/^\s+Latency\s+\S+\s+\S+\s+(\S+)/m.exec(stdout)?.[1] ?? ''),
-    errors: Number(errors ?? 0) + (socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0),
-  };
+  const r = await runWrk({ url, duration: `${seconds}s`, connections: 32 });
+  return { rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, maxMs: r.maxMs, errors: r.errors + r.non2xx };
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
@@ -496,9 +478,13 @@ for (const r of rows) {
     ].join('\n')}\n`,
   );
 }
-await mkdir(join(ROOT, 'bench/results'), { recursive: true });
-await writeFile(
-  join(ROOT, 'bench/results/catalogue-scale.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), machine, providers: PROVIDERS, hours: HOURS, stepMinutes: STEP_MINUTES, wrkSeconds: WRK_SECONDS, rows }, null, 2)}\n`,
-);
+await writeResults('catalogue-scale', {
+  date: new Date().toISOString(),
+  machine,
+  providers: PROVIDERS,
+  hours: HOURS,
+  stepMinutes: STEP_MINUTES,
+  wrkSeconds: WRK_SECONDS,
+  rows,
+});
 process.exit(rows.some((r) => r.error) ? 1 : 0);

@@ -1,22 +1,3 @@
-/**
- * Issue 15, mixed load while the harness writes: twelve routes in turn (bench/wrk/mixed.lua), wrk
- * -t1 -c16 --latency, against the demo service in its own process at DEMO_SPEED=600 (a token-trade
- * cycle every 3 s, a network cycle every 36 s), fresh DATA_DIR backfilled with 3 days. The service's
- * RSS is read from /proc/<pid>/status every second while wrk runs.
- *
- * Targets: p99 < 20 ms; RSS flat after warm-up: the median RSS over the last 10% of the run less
- * than 5% above the median over 20–30% of the run (medians, as RSS moves ±5% with each major GC;
- * the least-squares slope after warm-up is reported beside it). Once a second, every route is also
- * fetched once from here (12 requests/s beside wrk's thousands) to tell which routes answer
- * non-2xx under load, as wrk only counts them.
- *
- *   npm run bench:mixed                       (60 s)
- *   MIXED_DURATION=300s npm run bench:mixed   (the issue's reference run, 5 minutes)
- *
- * MIXED_DURATION (60s), MIXED_CONNECTIONS (16), DEMO_SPEED (600), WRK_DATA_DIR (reuse a DATA_DIR;
- * it is not deleted), BENCH_VERBOSE=1 (echo the service's log).
- */
-import { mkdir, writeFile } from 'node:fs/promises';
 import {
   capture,
   durationSeconds,
@@ -31,6 +12,7 @@ import {
   slope,
   startDemo,
   stopChild,
+  writeResults,
 } from './wrk-lib.ts';
 
 const DURATION = process.env.MIXED_DURATION ?? '60s';
@@ -214,38 +196,29 @@ await runMain(async () => {
       '',
     ].join('\n'),
   );
-  await mkdir('bench/results', { recursive: true });
-  await writeFile(
-    'bench/results/mixed-load.json',
-    `${JSON.stringify(
-      {
-        startedAt,
-        machine: m,
-        settings: { duration: DURATION, connections: CONNECTIONS, threads: 1, demoSpeed: SPEED },
-        routes: paths,
-        statusBefore,
-        statusAfter,
-        harnessCycles: cyclesBefore !== null && cyclesAfter !== null ? cyclesAfter - cyclesBefore : null,
-        wrk,
-        probe: { requests: probes, nonOk: probeMisses, firstNonOkAtSeconds: probeFirstMiss },
-        rss: {
-          startMb: rssStart,
-          warmAtSeconds: warmAt,
-          warmPointMb: rssWarmPoint,
-          warmMedianMb: rssWarm,
-          endMedianMb: rssEnd,
-          endPointMb: rssEndPoint,
-          maxMb: rssMax,
-          growth,
-          slopeMbPerMin,
-          samples,
-        },
-        targets: TARGET,
-        met: { p99: p99Met && valid, rssFlat, valid },
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  process.stderr.write('wrote bench/results/mixed-load.json\n');
+  await writeResults('mixed-load', {
+    startedAt,
+    machine: m,
+    settings: { duration: DURATION, connections: CONNECTIONS, threads: 1, demoSpeed: SPEED },
+    routes: paths,
+    statusBefore,
+    statusAfter,
+    harnessCycles: cyclesBefore !== null && cyclesAfter !== null ? cyclesAfter - cyclesBefore : null,
+    wrk,
+    probe: { requests: probes, nonOk: probeMisses, firstNonOkAtSeconds: probeFirstMiss },
+    rss: {
+      startMb: rssStart,
+      warmAtSeconds: warmAt,
+      warmPointMb: rssWarmPoint,
+      warmMedianMb: rssWarm,
+      endMedianMb: rssEnd,
+      endPointMb: rssEndPoint,
+      maxMb: rssMax,
+      growth,
+      slopeMbPerMin,
+      samples,
+    },
+    targets: TARGET,
+    met: { p99: p99Met && valid, rssFlat, valid },
+  });
 });

@@ -1,23 +1,9 @@
-/**
- * Issue 15: how long from a sample's commit in the store to /api/stat serving it, over 100 cycles.
- * In one process (the figure is latency, not throughput): the service on an in-memory store with
- * 3 days of data, listening on a port; each cycle appends one sample that makes a provider of a
- * `latest` benchmark the leader with a new value, takes t0 when the append promise resolves (the
- * commit), then polls GET /api/stat/<slug> over one keep-alive connection, with no sleeps, until the
- * body differs from the one before the write and carries the written value.
- *
- * Target: < 100 ms (p50 and max over 100 cycles).
- *
- *   npm run bench:freshness
- *   FRESHNESS_CYCLES=20 npm run bench:freshness
- */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { testConfig } from '../src/config.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
 import { createLogger } from '../src/log.ts';
 import { createService } from '../src/service.ts';
-import { machine, machineLine, markdownTable } from './wrk-lib.ts';
+import { machine, machineLine, markdownTable, writeResults } from './wrk-lib.ts';
 
 const CYCLES = Number(process.env.FRESHNESS_CYCLES ?? 100);
 const TARGET_MS = 100;
@@ -164,23 +150,14 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-await mkdir('bench/results', { recursive: true });
-await writeFile(
-  'bench/results/sample-to-api.json',
-  `${JSON.stringify(
-    {
-      startedAt: new Date().toISOString(),
-      machine: m,
-      slug,
-      cycles: cycles.length,
-      targetMs: TARGET_MS,
-      visibleMs: { p50, p90, max },
-      timeouts,
-      etagUnchangedWithNewBody: etagMissed,
-      perCycle: cycles,
-    },
-    null,
-    2,
-  )}\n`,
-);
-process.stderr.write('wrote bench/results/sample-to-api.json\n');
+await writeResults('sample-to-api', {
+  startedAt: new Date().toISOString(),
+  machine: m,
+  slug,
+  cycles: cycles.length,
+  targetMs: TARGET_MS,
+  visibleMs: { p50, p90, max },
+  timeouts,
+  etagUnchangedWithNewBody: etagMissed,
+  perCycle: cycles,
+});

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -583,3 +583,11 @@ export function slope(points: readonly { x: number; y: number }[]): number {
 }
 
 export { freePort };
+
+/** Writes a script's results to bench/results/<name>.json (gitignored) and says so on stderr. */
+export async function writeResults(name: string, data: unknown): Promise<void> {
+  const dir = join(import.meta.dirname, 'results');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, `${name}.json`), `${JSON.stringify(data, null, 2)}\n`);
+  process.stderr.write(`wrote bench/results/${name}.json\n`);
+}

@@ -24,7 +24,7 @@
  * BENCH_VERBOSE=1 (echo the service's log).
  */
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CITE_FORMATS } from '../src/core/citations.ts';
 import { GET_PATHS } from '../src/http/app.ts';
@@ -49,6 +49,7 @@ import {
   type Values,
   type WrkResult,
   waitFor200,
+  writeResults,
 } from './wrk-lib.ts';
 
 const DURATION = process.env.WRK_DURATION ?? '5s';
@@ -353,36 +354,27 @@ await runMain(async () => {
       '',
     ].join('\n'),
   );
-  await mkdir('bench/results', { recursive: true });
-  await writeFile(
-    'bench/results/wrk-routes.json',
-    `${JSON.stringify(
-      {
-        startedAt,
-        machine: m,
-        loadAverageAtEnd: endLoad,
-        settings: {
-          duration: DURATION,
-          warmup: WARMUP,
-          connections: CONNECTIONS,
-          threads: 1,
-          filters: FILTERS,
-          hotRounds: HOT_ROUNDS,
-          pinned: PINNED,
-        },
-        service: {
-          readySeconds: demo.readySeconds,
-          settleSeconds: demo.settleSeconds,
-          rssMbAtEnd: rssMbEnd,
-          closedDay: values.day,
-        },
-        targets: { hot: HOT, all: ALL },
-        routes: results,
-        skipped,
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  process.stderr.write('wrote bench/results/wrk-routes.json\n');
+  await writeResults('wrk-routes', {
+    startedAt,
+    machine: m,
+    loadAverageAtEnd: endLoad,
+    settings: {
+      duration: DURATION,
+      warmup: WARMUP,
+      connections: CONNECTIONS,
+      threads: 1,
+      filters: FILTERS,
+      hotRounds: HOT_ROUNDS,
+      pinned: PINNED,
+    },
+    service: {
+      readySeconds: demo.readySeconds,
+      settleSeconds: demo.settleSeconds,
+      rssMbAtEnd: rssMbEnd,
+      closedDay: values.day,
+    },
+    targets: { hot: HOT, all: ALL },
+    routes: results,
+    skipped,
+  });
 });

@@ -15,21 +15,18 @@ const encoder = new TextEncoder();
 export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => number): void {
   /**
    * The index changes with appends (today's row) and when a closed day is frozen (its grace period
-   * after 00:00 UTC): a stored answer is replayable while neither moved.
+   * after 00:00 UTC): an answer is replayable, and the index's bytes reusable, while neither moved.
    */
-  const unchanged = (): HotSource => {
-    const version = pub.dataset.version;
-    const closed = closedDay(clock());
-    return { valid: () => pub.dataset.version === version && closedDay(clock()) === closed, group: null };
-  };
-  let index: { version: number; closed: number; body: Uint8Array<ArrayBuffer>; etag: string } | undefined;
+  const state = () => ({ version: pub.dataset.version, closed: closedDay(clock()) });
+  type State = ReturnType<typeof state>;
+  const same = (a: State, b: State) => a.version === b.version && a.closed === b.closed;
+  const unchanged = (at: State): HotSource => ({ valid: () => same(at, state()), group: null });
+  let index: { at: State; body: Uint8Array<ArrayBuffer>; etag: string } | undefined;
   app.get('/api/dataset', async (c) => {
-    const hot = unchanged();
-    const version = pub.dataset.version;
-    const closed = closedDay(clock());
-    if (index?.version !== version || index.closed !== closed) {
+    const at = state();
+    if (!index || !same(index.at, at)) {
       const body = encoder.encode(JSON.stringify(await pub.dataset.index()));
-      index = { version, closed, body, etag: etagOf(body) };
+      index = { at, body, etag: etagOf(body) };
     }
     return sendBytes(
       c,
@@ -39,7 +36,7 @@ export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => 
         contentType: 'application/json; charset=utf-8',
         cacheControl: CACHE.live,
       },
-      hot,
+      unchanged(at),
     );
   });
 
@@ -56,7 +53,7 @@ export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => 
       );
     }
     const day = m[1] as string;
-    const hot = unchanged();
+    const hot = unchanged(state());
     const r = await pub.dataset.file(day, ext as DatasetExtension);
     if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
     if (r.kind !== 'ok') return sendError(c, 404, r.kind, r.message);

@@ -2,11 +2,15 @@ import { etagOf } from '../core/hash.ts';
 
 const encoder = new TextEncoder();
 
-/** Encoded texts with their ETags, built once per key (citations); bounded, cleared when full. */
+/** Encoded texts with their ETags, built once per key (citations, pages); bounded, cleared when full. */
 export class TextCache {
   private readonly map = new Map<string, { body: Uint8Array<ArrayBuffer>; etag: string }>();
 
   constructor(private readonly maxEntries: number) {}
+
+  peek(key: string): { body: Uint8Array<ArrayBuffer>; etag: string } | undefined {
+    return this.map.get(key);
+  }
 
   get(key: string, build: () => string): { body: Uint8Array<ArrayBuffer>; etag: string } {
     let hit = this.map.get(key);

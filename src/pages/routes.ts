@@ -4,6 +4,7 @@ import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import { ANY_BENCHMARK, FOREVER, type HotSource } from '../http/hot-path.ts';
 import { CACHE, sendBytes } from '../http/respond.ts';
+import { TextCache } from '../http/text-cache.ts';
 import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
 import type { Served } from '../publication/types.ts';
 import { UnavailableError } from '../publication/types.ts';
@@ -16,24 +17,6 @@ const HTML = 'text/html; charset=utf-8';
 const encoder = new TextEncoder();
 
 type Page = { body: Uint8Array<ArrayBuffer>; etag: string };
-
-/** Rendered pages keyed by the ETags of the data they show: a page renders once per data version. */
-class PageCache {
-  private readonly map = new Map<string, Page>();
-  peek(key: string): Page | undefined {
-    return this.map.get(key);
-  }
-  get(key: string, render: () => string): Page {
-    let hit = this.map.get(key);
-    if (!hit) {
-      const body = encoder.encode(render());
-      hit = { body, etag: etagOf(body) };
-      if (this.map.size >= 500) this.map.clear();
-      this.map.set(key, hit);
-    }
-    return hit;
-  }
-}
 
 /** An HTML error page in the site layout (unknown pages, bad filters, store down). */
 export function htmlErrorPage(
@@ -66,7 +49,8 @@ const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /** The public HTML pages every published URL points at: /, /benchmarks/{slug}, /compare/{a}-vs-{b}. */
 export function registerPageRoutes(app: Hono, pub: Publication, clock: () => number = Date.now): void {
-  const cache = new PageCache();
+  // Rendered pages keyed by the ETags of the data they show: a page renders once per data version.
+  const cache = new TextCache(500);
   const siteName = pub.site.name;
   const htmlError = (c: Context, status: 400 | 404 | 503, title: string, message: string) =>
     htmlErrorPage(status, title, message, pub.site, c.req.url);

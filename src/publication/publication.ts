@@ -241,8 +241,8 @@ export class Publication implements PublicationApi {
 
   /**
    * True while a served view (Stat, series, audit, compare, index, llm-context, featured) is the
-   * one a request would get now: not invalidated by samples, not past its age, not replaced. Frozen
-   * bytes are current forever. The HTTP hot path asks this before every answer it replays.
+   * one a request would get now: not invalidated by samples, not past its age, not replaced. (Frozen
+   * bytes need no asking: they never change.) The HTTP hot path asks this before every replay.
    */
   isCurrent(served: object): boolean {
     return (
@@ -567,14 +567,13 @@ export class Publication implements PublicationApi {
     if (a === b) {
       return { ok: false, status: 400, error: 'same_provider', message: 'Compare two different providers.' };
     }
-    const known = this.measured;
     for (const s of [a, b]) {
-      if (!known.has(s) || !PROVIDERS.has(s)) {
+      if (!this.measured.has(s) || !PROVIDERS.has(s)) {
         return {
           ok: false,
           status: 404,
           error: 'unknown_provider',
-          message: `Unknown provider "${s}". Known: ${[...known].sort().join(', ')}.`,
+          message: `Unknown provider "${s}". Known: ${[...this.measured].sort().join(', ')}.`,
         };
       }
     }

@@ -323,4 +323,35 @@ describe('audit: the raw measurements behind a row', () => {
       400,
     );
   });
+
+  it("a window row links ?window=24h with the view's filters, and that answer reproduces the row", async () => {
+    const stat = (await call('/api/stat/{slug}', '/api/stat/token-trade-coverage?chain=solana')).json();
+    expect(stat.rankings.length).toBeGreaterThan(1);
+    for (const row of stat.rankings) {
+      expect(row.audit).toBe(
+        `http://bench.test/api/audit/token-trade-coverage/${row.slug}?window=24h&chain=solana`,
+      );
+      const audit = (
+        await call('/api/audit/{slug}/{provider}', new URL(row.audit).pathname + new URL(row.audit).search)
+      ).json();
+      expect(audit).toMatchObject({ window: '24h', filters: { chain: 'solana' } });
+      expect(audit.entries.every((e: { chain: string }) => e.chain === 'solana')).toBe(true);
+      const comparable = audit.entries.filter((e: { comparable: boolean }) => e.comparable);
+      const ok = audit.entries.filter((e: { probeOk: boolean }) => e.probeOk);
+      expect([comparable.length, Number(((ok.length / audit.entries.length) * 100).toPrecision(6))]).toEqual([
+        row.sampleSize,
+        row.successRate,
+      ]);
+    }
+  });
+
+  it('refuses a window audit it cannot give, with a clear error', async () => {
+    const status = async (path: string) => (await call('/api/audit/{slug}/{provider}', path)).res.status;
+    expect(await status('/api/audit/token-trade-coverage/codex?window=7d')).toBe(400);
+    expect(await status('/api/audit/token-trade-coverage/codex?chain=solana')).toBe(400);
+    expect(await status('/api/audit/network-coverage/codex?window=24h')).toBe(400);
+    expect(await status('/api/audit/token-trade-coverage/codex?window=24h&chain=mars')).toBe(404);
+    expect(await status('/api/audit/token-trade-coverage/codex?window=24h&window=24h')).toBe(400);
+    expect(await status('/api/audit/token-trade-coverage/codex?window=24h')).toBe(200);
+  });
 });

@@ -145,8 +145,9 @@ describe('rule 2: like with like', () => {
     const r = await f.publication.compare('mobula', 'codex');
     if (!r.ok) throw new Error(r.message);
     const row = r.served.value.shared.find((x) => x.slug === TRADE);
-    expect(row).toMatchObject({ comparable: false, winner: 'tie', delta: null });
-    expect(row?.reason).toMatch(/^no-data:(mobula|codex)$/);
+    // Each side shows its own ranking row's value (issue 20, rule 5), and no verdict.
+    expect(row).toMatchObject({ comparable: false, winner: 'tie', delta: null, aValue: 100, bValue: 100 });
+    expect(row?.reason).toBe('no-shared-pairs');
     await f.close();
   });
 });

@@ -52,7 +52,11 @@ export const rankingRowSchema = z
         "token-trade-coverage: capture against the union of every provider's distinct transactions on the same cells and cycles, percent.",
       ),
     lastSampleAt: z.iso.datetime(),
-    audit: z.url().describe('The raw measurements behind this row (GET /api/audit/{slug}/{provider}).'),
+    audit: z
+      .url()
+      .describe(
+        "The raw measurements behind this row (GET /api/audit/{slug}/{provider}); window benchmarks link ?window=24h with the view's filters, from which the row can be recomputed.",
+      ),
   })
   .meta({ id: 'Ranking' });
 
@@ -183,8 +187,13 @@ export const compareRowSchema = z.object({
   metric: z.string(),
   unit: z.string(),
   higherIsBetter: z.boolean(),
-  aValue: z.number().nullable(),
-  bValue: z.number().nullable(),
+  aValue: z
+    .number()
+    .nullable()
+    .describe(
+      "p50 of a's values on the (cell, cycle) pairs both were measured on; without such a pair, a's own ranking row p50.",
+    ),
+  bValue: z.number().nullable().describe('As aValue, for b.'),
   winner: z.enum(['a', 'b', 'tie']),
   delta: z.number().nullable(),
   comparable: z
@@ -193,7 +202,9 @@ export const compareRowSchema = z.object({
   reason: z
     .string()
     .nullable()
-    .describe('Why the row is not comparable: no-data:<slug>, unresponsive:<slug> or different-kinds.'),
+    .describe(
+      'Why the row is not comparable: no-data:<slug>, unresponsive:<slug>, different-kinds, or no-shared-pairs (never measured on the same cell and cycle in the window: each value is its own ranking row).',
+    ),
   pageUrl: z.url(),
   asOf: z.iso.datetime().nullable(),
 });
@@ -274,6 +285,36 @@ export type Freshness = z.infer<typeof freshnessSchema>;
 export type FeaturedCard = z.infer<typeof featuredCardSchema>;
 export type Featured = z.infer<typeof featuredSchema>;
 
+export const auditEntrySchema = z
+  .object({
+    t: z.iso.datetime().describe('The cycle (its slot time).'),
+    chain: z.string(),
+    token: z.string(),
+    region: z.string().optional().describe('Where the harness measured from, when it says.'),
+    count: z.number().nullable().describe("The provider's distinct transactions (0 for a failed probe)."),
+    cellMax: z
+      .number()
+      .nullable()
+      .describe('The baseline: the largest count any provider was scored with on the cell in that cycle.'),
+    cellUnion: z
+      .number()
+      .nullable()
+      .describe("Union of every provider's distinct transactions on the cell in that cycle."),
+    capturePct: z
+      .number()
+      .nullable()
+      .describe('count / cellMax × 100, rounded to 6 significant digits; null when cellMax is 0 (no 0/0).'),
+    probeOk: z.boolean().describe("False for a probe that failed by the provider's doing."),
+    comparable: z
+      .boolean()
+      .describe(
+        'Whether at least two providers were scored on the cell in that cycle (the fair-aggregation rule).',
+      ),
+  })
+  .meta({ id: 'AuditEntry' });
+
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
 export const auditSchema = z
   .object({
     benchmark: z.string(),
@@ -333,6 +374,20 @@ export const auditSchema = z
       .describe(
         'token-trade-coverage: the latest cycle per (chain, token): distinct transactions, union, capture.',
       ),
+    window: z
+      .literal('24h')
+      .optional()
+      .describe("Present with ?window=24h: entries cover the Stat's window instead of the latest cycle."),
+    filters: filtersSchema
+      .nullable()
+      .optional()
+      .describe('With ?window=24h: the Stat filters (chain, region) the entries were narrowed by, or null.'),
+    entries: z
+      .array(auditEntrySchema)
+      .optional()
+      .describe(
+        'token-trade-coverage with ?window=24h: one entry per (cycle, cell) the provider was probed on in the window. successRate = share of probeOk; sampleSize and p50 = the entries with comparable (none comparable: every entry with a capture, and the row is noComparison), capture = count / cellMax × 100.',
+      ),
     pageUrl: z.url(),
     license: z.literal('CC-BY-4.0'),
     simulated: simulatedSchema,
@@ -362,7 +417,7 @@ export const seriesSchema = z
         values: z
           .array(z.number().nullable())
           .describe(
-            'Index-aligned with timestamps: the value the Stat would have published at that instant with the same filters; null where it had none.',
+            'Index-aligned with timestamps: the value the Stat would have published at that instant with the same filters; null where it had none, and (window benchmarks) where the provider had no comparable (cell, cycle) pair in that window.',
           ),
       }),
     ),

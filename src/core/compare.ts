@@ -27,24 +27,30 @@ export interface CompareInput {
   readonly asOf: string | null;
   readonly a: CompareSide;
   readonly b: CompareSide;
+  /**
+   * Window mode: false when the two were never measured on the same (cell, cycle) pair in the
+   * window; each side's value is then its own Stat row's, from different cells.
+   */
+  readonly sharedPairs?: boolean;
 }
 
 /**
  * The compare rule, written once: a row has a winner only when both sides have a value from the
- * same window, neither is unresponsive, and both count the same kind of thing. Otherwise the row
- * says why (`reason`) and is a tie with no delta: missing data is never a win.
+ * same cells and window, neither is unresponsive, and both count the same kind of thing. Otherwise
+ * the row says why (`reason`) and is a tie with no delta: missing data is never a win.
  */
-export function notComparableReason(a: CompareSide, b: CompareSide): string | null {
+export function notComparableReason(a: CompareSide, b: CompareSide, sharedPairs = true): string | null {
   if (a.kind !== undefined && b.kind !== undefined && a.kind !== b.kind) return 'different-kinds';
   if (a.unresponsive) return `unresponsive:${a.slug}`;
   if (b.unresponsive) return `unresponsive:${b.slug}`;
   if (a.value === null) return `no-data:${a.slug}`;
   if (b.value === null) return `no-data:${b.slug}`;
+  if (!sharedPairs) return 'no-shared-pairs';
   return null;
 }
 
 export function compareRow(i: CompareInput): CompareRow {
-  const reason = notComparableReason(i.a, i.b);
+  const reason = notComparableReason(i.a, i.b, i.sharedPairs);
   const aValue = i.a.value;
   const bValue = i.b.value;
   const comparable = reason === null && aValue !== null && bValue !== null;
@@ -72,6 +78,8 @@ export function compareVerdict(row: CompareRow, aName: string, bName: string): s
     if (kind === 'different-kinds')
       return 'not comparable: the two providers count different kinds of things';
     if (kind === 'unresponsive') return `not comparable: ${who} is unresponsive`;
+    if (kind === 'no-shared-pairs')
+      return 'not comparable: never measured on the same token and cycle (each value is its own ranking row)';
     return `not comparable: no data for ${who} in the same window`;
   }
   if (row.winner === 'tie') return 'tie';

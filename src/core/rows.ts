@@ -1,5 +1,6 @@
 import type { RankingRow } from './api-schemas.ts';
 import { isoTime } from './format.ts';
+import { percentOf, publishedPct } from './percent.ts';
 import { providerName } from './providers.ts';
 import { byProvider, type Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
@@ -116,17 +117,30 @@ function summary(vs: number[]): { p50: number; mean: number } | null {
 }
 
 /**
+ * successRate, written once: the share of successful probes among every probe the provider was
+ * sent on the view's cells and cycles, failed ones included. It counts a probe whether or not a
+ * capture value exists for its cycle (a failure on a cell where everyone else returned zero stores
+ * no capture: no baseline, no 0/0) and whether or not the provider was alone on the cell; the fair-
+ * aggregation rule narrows the capture statistics, never the failures. 100 without any probe.
+ */
+export function successRate(probes: readonly Sample[]): number {
+  let ok = 0;
+  for (const s of probes) if (s.v >= 1) ok++;
+  return publishedPct(ok, probes.length) ?? 100;
+}
+
+/**
  * `window` derivation (token-trade-coverage): per provider, quantiles and mean of its capture
- * samples on comparable (cell, cycle) pairs in the window; successRate and the union baseline over
- * exactly the same pairs; sampleSize = those samples. A provider measured only on pairs nobody
- * else measured keeps a row from its own samples, flagged `noComparison` and never ranked.
+ * samples on comparable (cell, cycle) pairs in the window, and the union baseline over exactly
+ * those pairs; sampleSize = those samples; successRate over every probe of the view (see
+ * successRate). A provider measured only on pairs nobody else measured keeps a row from its own
+ * samples, flagged `noComparison` and never ranked.
  */
 export function windowRows(providers: readonly ProviderEntry[], input: WindowInput): UnrankedRow[] {
   const key = pairKeyOf(input.cellLabels);
   const comparable = comparablePairs(input.values, input.cellLabels);
   const ownSamples = byProvider(input.values);
-  const probeAt = new Map<string, number>();
-  for (const s of input.probes) probeAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
+  const ownProbes = byProvider(input.probes);
   const countAt = new Map<string, number>();
   for (const s of input.counts) countAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
   const unionAt = new Map<string, number>();
@@ -138,20 +152,14 @@ export function windowRows(providers: readonly ProviderEntry[], input: WindowInp
     const own = ownSamples.get(p.slug);
     if (!own || own.length === 0) continue;
     const { used, noComparison } = usedSamples(own, (s) => comparable.has(key(s)));
-    let ok = 0;
-    let probes = 0;
     let newest = 0;
     const unionPcts: number[] = [];
     for (const s of used) {
       const k = key(s);
-      const probe = probeAt.get(`${p.slug}\u0001${k}`);
-      if (probe !== undefined) {
-        probes++;
-        if (probe >= 1) ok++;
-      }
       const count = countAt.get(`${p.slug}\u0001${k}`);
       const union = unionAt.get(k);
-      if (count !== undefined && union !== undefined && union > 0) unionPcts.push((count / union) * 100);
+      const pct = count === undefined || union === undefined ? null : percentOf(count, union);
+      if (pct !== null) unionPcts.push(pct);
       newest = Math.max(newest, s.t);
     }
     const sorted = used.map((s) => s.v).sort((a, b) => a - b);
@@ -163,7 +171,7 @@ export function windowRows(providers: readonly ProviderEntry[], input: WindowInp
           p99: round6(quantileSorted(sorted, 0.99)),
           mean: round6(mean(sorted)),
         },
-        successRate: probes > 0 ? round6((ok / probes) * 100) : 100,
+        successRate: successRate(ownProbes.get(p.slug) ?? []),
         sampleSize: sorted.length,
         unresponsive: unresponsive.has(p.slug),
         noComparison,

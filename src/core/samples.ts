@@ -65,6 +65,16 @@ export function matchesAll(labels: Labels, matchers: readonly Matcher[]): boolea
   return true;
 }
 
+/** A literal for a `=~` matcher: regex metacharacters escaped (matchers are anchored RE2/JS regexes). */
+export function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** `name=~"a|b|…"` matching exactly the given values. */
+export function oneOf(name: string, values: readonly string[]): Matcher {
+  return { name, op: '=~', value: values.map(escapeRegex).join('|') };
+}
+
 export function eq(name: string, value: string): Matcher {
   return { name, op: '=', value };
 }

@@ -1,5 +1,5 @@
 import { DAY_MS } from './dates.ts';
-import { comparablePairs, latestRows, pairKeyOf, usedSamples } from './rows.ts';
+import { comparablePairs, latestRows, pairKeyOf } from './rows.ts';
 import type { Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
 import { quantileSorted, round6 } from './stats.ts';
@@ -46,8 +46,10 @@ export type SeriesInput =
  * The value each provider's Stat row would have had at every grid time, by the Stat's own rules: at
  * time t the samples in (t − windowMs, t]. `latest`: latestRows over them (the newest sample
  * within the staleness bound). `window`: the p50 windowRows publishes, from the same pieces
- * (comparablePairs, usedSamples, quantileSorted, round6). null where the Stat would have had no
- * row. `providers` is the whole selection of the view: narrowing the output must not change which
+ * (comparablePairs, quantileSorted, round6), over the provider's samples on comparable pairs only.
+ * null where the Stat would have had no row, and, in window mode, where the provider had no
+ * comparable pair in the window: its own lone samples are 100% by construction, so such a row is
+ * never ranked nor the leader, and a chart must not draw it as measured. `providers` is the whole selection of the view: narrowing the output must not change which
  * pairs are comparable, so pass every provider of the view and pick from the result.
  */
 export function evaluateSeries(
@@ -115,13 +117,22 @@ function windowSeries(
     for (const t of timestamps) {
       while (hi < own.length && (own[hi] as { t: number }).t <= t) hi++;
       while (lo < hi && (own[lo] as { t: number }).t <= t - windowMs) lo++;
-      if (lo === hi) {
-        series.push(null);
-        continue;
+      const sorted: number[] = [];
+      for (let i = lo; i < hi; i++) {
+        const s = own[i] as { v: number; shared: boolean };
+        if (s.shared) sorted.push(s.v);
       }
-      const { used } = usedSamples(own.slice(lo, hi), (s) => s.shared);
-      const sorted = used.map((s) => s.v).sort((a, b) => a - b);
-      series.push(round6(quantileSorted(sorted, 0.5)));
+      // No comparable pair in this window: a gap, never the lone samples' 100%.
+      series.push(
+        sorted.length === 0
+          ? null
+          : round6(
+              quantileSorted(
+                sorted.sort((a, b) => a - b),
+                0.5,
+              ),
+            ),
+      );
     }
     out.set(p.slug, series);
   }

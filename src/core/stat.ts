@@ -65,6 +65,7 @@ export function buildStat(i: StatInput): Stat {
   const leaderRow = first && first.rank === 1 ? first : null;
   const value = leaderRow ? leaderRow.ms.p50 : null;
   const pageUrl = urls.page(site, spec.slug, i.filters, day);
+  const auditWindow = spec.derivation.mode === 'window' ? { window: spec.window, filters: i.filters } : null;
   const text = headline({
     title: spec.title,
     metric: spec.metric,
@@ -96,7 +97,7 @@ export function buildStat(i: StatInput): Stat {
     filters: i.filters,
     value,
     leader: leaderRow && value !== null ? { name: leaderRow.name, slug: leaderRow.slug, value } : null,
-    rankings: i.rankings.map((r) => ({ ...r, audit: urls.audit(site, spec.slug, r.slug, day) })),
+    rankings: i.rankings.map((r) => ({ ...r, audit: urls.audit(site, spec.slug, r.slug, day, auditWindow) })),
     sparkline: [...i.sparkline],
     ...(i.sparklineGrid && {
       sparklineStartMs: i.sparklineGrid.startMs,

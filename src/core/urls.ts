@@ -23,6 +23,11 @@ export function filterQuery(filters: Filters | null, day: string | null = null):
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+export interface WindowAuditLink {
+  readonly window: string;
+  readonly filters: Filters | null;
+}
+
 export const urls = {
   page: (s: Site, slug: string, f: Filters | null = null, day: string | null = null) =>
     `${s.baseUrl}/benchmarks/${slug}${filterQuery(f, day)}`,
@@ -33,7 +38,19 @@ export const urls = {
     `${s.baseUrl}/api/og/${slug}${filterQuery(f, day)}`,
   sparkline: (s: Site, slug: string, f: Filters | null = null, day: string | null = null) =>
     `${s.baseUrl}/api/sparkline/${slug}${filterQuery(f, day)}`,
-  audit: (s: Site, slug: string, provider: string, day: string | null = null) =>
-    `${s.baseUrl}/api/audit/${slug}/${provider}${filterQuery(null, day)}`,
+  /**
+   * A latest-mode row's audit is its latest listing; a window-mode row links the answer it can be
+   * recomputed from: every cycle of the Stat's window, narrowed by the same filters.
+   */
+  audit: (
+    s: Site,
+    slug: string,
+    provider: string,
+    day: string | null = null,
+    window: WindowAuditLink | null = null,
+  ) =>
+    window === null
+      ? `${s.baseUrl}/api/audit/${slug}/${provider}${filterQuery(null, day)}`
+      : `${s.baseUrl}/api/audit/${slug}/${provider}?window=${window.window}${filterQuery(window.filters, day).replace('?', '&')}`,
   compare: (s: Site, a: string, b: string) => `${s.baseUrl}/compare/${a}-vs-${b}`,
 };

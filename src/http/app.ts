@@ -12,7 +12,7 @@ import {
 } from '../core/citations.ts';
 import { DAY_MS, dayEnd, parseDay } from '../core/dates.ts';
 import { etagOf } from '../core/hash.ts';
-import { SLUG_RE } from '../core/spec-schema.ts';
+import { DIMENSION_NAMES, SLUG_RE } from '../core/spec-schema.ts';
 import type { Logger } from '../log.ts';
 import { htmlErrorPage, wantsHtml } from '../pages/routes.ts';
 import type { Publication } from '../publication/publication.ts';
@@ -107,6 +107,48 @@ export const GET_PATHS = [
   '/methodology',
   '/favicon.ico',
 ];
+
+/**
+ * `?window=24h` on a window-mode benchmark: the audit covers the Stat's window, narrowed by the
+ * Stat's own filters (`chain`, `region`, …), resolved as /api/stat resolves them. Filters without a
+ * window, or a window other than the Stat's, are a clear 400.
+ */
+function auditWindow(
+  pub: Publication,
+  slug: string,
+  v: Readonly<Record<string, string | undefined>>,
+): { ok: true; window: { filters: Filters | null } | undefined } | Extract<FilterResolution, { ok: false }> {
+  const spec = pub.spec(slug);
+  const hasFilter = DIMENSION_NAMES.some((d) => v[d] !== undefined);
+  if (v.window === undefined) {
+    if (!hasFilter) return { ok: true, window: undefined };
+    return {
+      ok: false,
+      status: 400,
+      error: 'bad_query',
+      message: `${DIMENSION_NAMES.join(', ')} narrow a window audit: add window=24h.`,
+    };
+  }
+  if (spec?.derivation.mode !== 'window') {
+    return {
+      ok: false,
+      status: 400,
+      error: 'bad_query',
+      message: `${slug} publishes the latest listing count, not a window statistic: its audit has no window.`,
+    };
+  }
+  if (v.window !== spec.window) {
+    return {
+      ok: false,
+      status: 400,
+      error: 'bad_query',
+      message: `window must be ${spec.window} (the window of ${slug}'s statistics).`,
+    };
+  }
+  if (!hasFilter) return { ok: true, window: { filters: null } };
+  const f = pub.resolveFilters(slug, v);
+  return f.ok ? { ok: true, window: { filters: f.filters } } : f;
+}
 
 export function buildApp(deps: HttpDeps): Hono {
   const pub = deps.publication;
@@ -245,16 +287,19 @@ export function buildApp(deps: HttpDeps): Hono {
     if (!SLUG_RE.test(slug)) return badSlug(c, slug);
     if (!SLUG_RE.test(provider)) return badSlug(c, provider);
     if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
-    const q = readQuery(c, ['date']);
+    const q = readQuery(c, ['date', 'window', ...DIMENSION_NAMES]);
     if (!q.ok) return sendError(c, 400, q.error, q.message);
+    const v = q.values;
+    const w = auditWindow(pub, slug, v);
+    if (!w.ok) return sendError(c, w.status, w.error, w.message);
     let evalTime: number | undefined;
-    if (q.values.date !== undefined) {
+    if (v.date !== undefined) {
       // A link from a frozen day: the measurements as they stood at the end of that day.
-      const d = await pub.checkDay(q.values.date);
+      const d = await pub.checkDay(v.date);
       if (d.kind === 'bad_date') return sendError(c, 400, 'bad_date', d.message);
-      if (d.kind === 'ok' || d.kind === 'not_frozen') evalTime = dayEnd(parseDayStart(q.values.date));
+      if (d.kind === 'ok' || d.kind === 'not_frozen') evalTime = dayEnd(parseDayStart(v.date));
     }
-    const a = await pub.audit(slug, provider, evalTime);
+    const a = await pub.audit(slug, provider, evalTime, w.window);
     if (!a) {
       const valid = pub.spec(slug)?.providers.map((p) => p.slug) ?? [];
       return sendError(

@@ -176,11 +176,30 @@ export function buildOpenApi(baseUrl: string, siteName: string): Json {
             schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,79}$' },
           },
           dateQuery('The measurements as they stood at the end of that UTC day (links in a day snapshot).'),
+          {
+            name: 'window',
+            in: 'query',
+            required: false,
+            description:
+              "Window-mode benchmarks: every (cycle, cell) of the Stat's window (entries), so the ranking row can be recomputed from one answer.",
+            schema: { type: 'string', enum: ['24h'] },
+          },
+          dimParam('chain'),
+          dimParam('region'),
+          dimParam('kind'),
+          dimParam('venue'),
         ],
         responses: {
-          200: jsonResponse('Networks counted, or per-token counts of the latest cycle.', 'Audit'),
-          400: errorResponse('Malformed slug.'),
-          404: errorResponse('Unknown benchmark, or a provider the benchmark does not measure.'),
+          200: jsonResponse(
+            'Networks counted, per-token counts of the latest cycle, or (window=24h) every cycle and cell of the window.',
+            'Audit',
+          ),
+          400: errorResponse(
+            "Malformed slug, a window other than the Stat's or on a latest-mode benchmark, or a dimension filter without window.",
+          ),
+          404: errorResponse(
+            'Unknown benchmark or dimension value, or a provider the benchmark does not measure.',
+          ),
           503: errorResponse('Benchmarks temporarily unavailable.'),
         },
       }),

@@ -28,6 +28,14 @@ export function methodologyPage(
       'p50, p90 and p99 interpolate linearly between closest ranks over the samples in the 24-hour window (the definition of Prometheus quantile_over_time and DuckDB quantile_cont); values are in the benchmark unit even where the field is called ms.',
     ],
     [
+      'Success rate',
+      "successRate is the share of successful probes among every probe the provider was sent on the view's cells and cycles, failed ones included: whether or not a capture value exists for that cycle (a failure on a cell where every other provider returned zero stores no capture, since 0/0 is no score) and whether or not the provider was alone on the cell. The fair-aggregation rule narrows the capture statistics, never the failures.",
+    ],
+    [
+      'Percentages',
+      'Every percentage is part / whole × 100, computed by one function, with no value when the whole is 0. Statistics are computed from the unrounded values; a published percentage (a capture rate, its p50, a success rate, an audit cell) is rounded once, to six significant digits.',
+    ],
+    [
       'Leader and ties',
       'The leader is rankings[0] on every surface and the value is its p50. Ties are broken by higher success rate, then larger sample size, then provider slug.',
     ],
@@ -37,15 +45,15 @@ export function methodologyPage(
     ],
     [
       'Unresponsive providers',
-      `A cycle of 5xx is one in which at least half of a provider's probes got a 5xx; ${UNRESPONSIVE_AFTER} consecutive cycles of 5xx mark it unresponsive (a row without a rank) until its next cycle that is not. The marker is derived from the stored per-cycle samples.`,
+      `A cycle of 5xx is one in which at least half of a provider's probes got a 5xx; ${UNRESPONSIVE_AFTER} consecutive cycles of 5xx mark it unresponsive (a row without a rank) until its next cycle that is not. The marker is derived from the stored per-cycle samples and computed on the view, like every other row field: under ?region= only that region's cycles count; across regions a provider is unresponsive only when it is so in every region.`,
     ],
     [
       'Aggregation across cells',
-      'A (chain, token) cell enters any aggregate over several cells only for cycles in which at least two providers were measured on it. A provider alone on its cells is shown with "no comparison" and never ranked: its 100% is true by construction.',
+      'A (chain, token) cell enters any aggregate over several cells only for cycles in which at least two providers were measured on it. A provider alone on its cells is shown with "no comparison" and never ranked: its 100% is true by construction. The sparkline and /api/series follow the same rule: a window in which the provider had no comparable pair is a gap (drawn as carried, never as measured), not the lone samples\' 100%.',
     ],
     [
       'Compare',
-      'A compare row has a winner only when both providers have a value from the same window, neither is unresponsive and both count the same kind of thing (on network-coverage, providers of different kinds are not comparable). Token-trade compares use only the (cell, cycle) pairs both providers were measured on. Otherwise the row says "not comparable" with its reason and counts as a tie. The direction comes from the metric alone (higher or lower is better).',
+      'A compare row has a winner only when both providers have a value from the same window, neither is unresponsive and both count the same kind of thing (on network-coverage, providers of different kinds are not comparable). Token-trade compares use the same pair rule as the rankings: each side\'s p50 over only the (cell, cycle) pairs both providers were measured on. Where the two share no pair, each side shows the value its own ranking row publishes and the row is not comparable (no-shared-pairs). Otherwise the row says "not comparable" with its reason and counts as a tie. The direction comes from the metric alone (higher or lower is better).',
     ],
     [
       'Live values',

@@ -1,6 +1,7 @@
-import type { Audit } from '../core/api-schemas.ts';
+import type { Audit, Filters } from '../core/api-schemas.ts';
 import { isoTime } from '../core/format.ts';
 import { METRICS } from '../core/metric-names.ts';
+import { publishedPct } from '../core/percent.ts';
 import { providerName } from '../core/providers.ts';
 import { eq, type Sample } from '../core/samples.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
@@ -8,6 +9,7 @@ import { round6 } from '../core/stats.ts';
 import { type Site, urls } from '../core/urls.ts';
 import type { SampleStore } from '../store/sample-store.ts';
 import { auditNetworks } from './audit-networks.ts';
+import { windowAuditEntries } from './audit-window.ts';
 
 /** Samples of one series set written at exactly time t (a cycle writes all of them at its slot). */
 function at(
@@ -19,11 +21,20 @@ function at(
   return store.select({ metric, matchers: matchers ?? [], after: t - 1, until: t });
 }
 
+/** A stored percentage as published: the one rounding rule (core/percent.ts), applied once. */
+const roundedOrNull = (v: number | undefined): number | null => (v === undefined ? null : round6(v));
+
 const cellKey = (s: Sample) => `${s.labels.chain}\u0000${s.labels.token}`;
+
+/** `window`: every cycle of the Stat's window (window-mode benchmarks), narrowed by the Stat's filters. */
+export interface AuditOptions {
+  readonly window?: { readonly filters: Filters | null };
+}
 
 /**
  * The raw measurements behind one provider's ranking row, so a reader can check a number:
- * the networks a listing counted, or the per-token counts, union and capture of the last cycle.
+ * the networks a listing counted, the per-token counts, union and capture of the last cycle, or
+ * (with `window`) every cycle and cell the row is computed from.
  */
 export async function buildAudit(
   store: SampleStore,
@@ -31,6 +42,7 @@ export async function buildAudit(
   provider: string,
   evalTime: number,
   site: Site,
+  opts: AuditOptions = {},
 ): Promise<Audit> {
   const base = {
     benchmark: spec.slug,
@@ -44,6 +56,17 @@ export async function buildAudit(
     return { ...base, ...(await auditNetworks(store, spec.derivation.metric, p, evalTime)) };
   }
   const d = spec.derivation;
+  if (opts.window) {
+    const entries = await windowAuditEntries(store, spec, provider, opts.window.filters, evalTime);
+    const last = entries.at(-1);
+    return {
+      ...base,
+      asOf: last ? last.t : null,
+      window: '24h' as const,
+      filters: opts.window.filters,
+      entries,
+    };
+  }
   // The latest cycle the provider was scored in: every scored cell has a count sample (a capture
   // sample may be missing when no provider found a trade: no baseline, no score).
   const latestCounts = await store.latest({ metric: d.countMetric, matchers: [p], at: evalTime });
@@ -69,8 +92,8 @@ export async function buildAudit(
         token: s.labels.token ?? '',
         count: s.v,
         unionCount: union ?? null,
-        capturePct: pct.get(k) ?? null,
-        unionCapturePct: union !== undefined && union > 0 ? round6((s.v / union) * 100) : null,
+        capturePct: roundedOrNull(pct.get(k)),
+        unionCapturePct: union === undefined ? null : publishedPct(s.v, union),
         probeOk: probe === undefined ? null : probe >= 1,
         capped: capV === undefined ? null : capV >= 1,
       };

@@ -2,8 +2,8 @@ import type { CompareRow, Stat } from '../core/api-schemas.ts';
 import { type CompareSide, compareRow } from '../core/compare.ts';
 import { DAY_MS } from '../core/dates.ts';
 import { isoTime } from '../core/format.ts';
-import { pairKeyOf } from '../core/rows.ts';
-import type { Sample } from '../core/samples.ts';
+import { comparablePairs, pairKeyOf } from '../core/rows.ts';
+import { oneOf } from '../core/samples.ts';
 import { type BenchmarkSpec, DIMENSION_NAMES } from '../core/spec-schema.ts';
 import { quantileSorted, round6 } from '../core/stats.ts';
 import type { SampleStore } from '../store/sample-store.ts';
@@ -30,8 +30,11 @@ function p50(vs: number[]): number {
 
 /**
  * One compare row. Latest mode (a listing count): each side's published value. Window mode
- * (token-trade): each side's p50 over only the (cell, cycle) pairs both providers were measured on
- * in the window, never a pooled set that includes cells or cycles only one of them covers.
+ * (token-trade): each side's p50 over the (cell, cycle) pairs both providers were measured on in
+ * the window, by the Stat's pair rule (comparablePairs over the two providers' samples), never a
+ * pooled set that includes cells or cycles only one of them covers. Where the two share no pair,
+ * each side's value is the one its Stat row publishes and the row is not comparable
+ * (`no-shared-pairs`): two values from different cells support no verdict.
  */
 export async function compareRowFor(
   store: SampleStore,
@@ -59,53 +62,41 @@ export async function compareRowFor(
     higherIsBetter: stat.higherIsBetter,
     pageUrl: stat.pageUrl,
   };
+  const published = (slug: string) => row(slug)?.ms.p50 ?? null;
   const d = spec.derivation;
   if (d.mode === 'latest') {
-    return compareRow({
-      ...base,
-      asOf: stat.asOf,
-      a: side(a, row(a)?.ms.p50 ?? null),
-      b: side(b, row(b)?.ms.p50 ?? null),
-    });
+    return compareRow({ ...base, asOf: stat.asOf, a: side(a, published(a)), b: side(b, published(b)) });
   }
   const samples = await store.select({
     metric: d.metric,
-    matchers: [{ name: 'provider', op: '=~', value: `${a}|${b}` }],
+    matchers: [oneOf('provider', [a, b])],
     after: evalTime - DAY_MS,
     until: evalTime,
   });
+  // With only the two providers' samples, a comparable pair is exactly one both were measured on.
   const key = pairKeyOf(d.cellLabels);
-  const byProvider = (slug: string) => {
-    const m = new Map<string, Sample>();
-    for (const s of samples) if (s.labels.provider === slug) m.set(key(s), s);
-    return m;
-  };
-  const sa = byProvider(a);
-  const sb = byProvider(b);
+  const shared = comparablePairs(samples, d.cellLabels);
   const va: number[] = [];
   const vb: number[] = [];
   let newest: number | null = null;
-  for (const [k, s] of sa) {
-    const o = sb.get(k);
-    if (!o) continue;
-    va.push(s.v);
-    vb.push(o.v);
+  for (const s of samples) {
+    if (!shared.has(key(s))) continue;
+    (s.labels.provider === a ? va : vb).push(s.v);
     newest = Math.max(newest ?? 0, s.t);
   }
-  let aValue: number | null = null;
-  let bValue: number | null = null;
-  if (va.length > 0) {
-    aValue = p50(va);
-    bValue = p50(vb);
-  } else if (sa.size > 0 && sb.size > 0) {
-    // Both measured, never on the same pairs: the side with fewer samples is the one lacking them.
-    if (sa.size >= sb.size) aValue = p50([...sa.values()].map((s) => s.v));
-    else bValue = p50([...sb.values()].map((s) => s.v));
+  if (va.length === 0) {
+    return compareRow({
+      ...base,
+      asOf: stat.asOf,
+      a: side(a, published(a)),
+      b: side(b, published(b)),
+      sharedPairs: false,
+    });
   }
   return compareRow({
     ...base,
     asOf: newest === null ? null : isoTime(newest),
-    a: side(a, aValue),
-    b: side(b, bValue),
+    a: side(a, p50(va)),
+    b: side(b, p50(vb)),
   });
 }

@@ -2,7 +2,7 @@ import type { ChainBests, Filters, Stat } from '../core/api-schemas.ts';
 import { chainBests } from '../core/chain-bests.ts';
 import { DAY_MS } from '../core/dates.ts';
 import { latestRows, type RankedRow, rankRows, windowRows } from '../core/rows.ts';
-import { type Matcher, matchesAll, type Sample } from '../core/samples.ts';
+import { type Matcher, matchesAll, oneOf, type Sample } from '../core/samples.ts';
 import { carryForward, evaluateSeries, SERIES_GRIDS, seriesGrid } from '../core/series.ts';
 import { type BenchmarkSpec, DIMENSION_NAMES, type ProviderEntry } from '../core/spec-schema.ts';
 import { buildStat } from '../core/stat.ts';
@@ -11,10 +11,6 @@ import type { SampleStore } from '../store/sample-store.ts';
 
 /** The Stat's window: every statistic (and the staleness bound of a latest count) covers 24 h. */
 export const WINDOW_MS = DAY_MS;
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Metric names whose new samples change this benchmark's views. */
 export function specMetrics(spec: BenchmarkSpec): string[] {
@@ -40,11 +36,10 @@ export function selection(spec: BenchmarkSpec, filters: Filters | null) {
       if (d === 'chain') providers = providers.filter((p) => !p.chains || p.chains.includes(v));
     }
   }
-  const providerMatcher: Matcher = {
-    name: 'provider',
-    op: '=~',
-    value: providers.map((p) => escapeRegex(p.slug)).join('|'),
-  };
+  const providerMatcher = oneOf(
+    'provider',
+    providers.map((p) => p.slug),
+  );
   return { providers, labelMatchers, providerMatcher };
 }
 
@@ -174,6 +169,10 @@ async function computeStatNow(
     } else {
       const matchers = [providerMatcher, ...labelMatchers];
       const win = { matchers, after: windowStart, until: evalTime };
+      // The unresponsive marker is computed on the view's cells like every other row field. Its
+      // samples are one per provider and cycle (no cell labels), so the view's other matchers
+      // (the region a harness measured from) narrow them; a cell filter cannot.
+      const providerCycleMatchers = labelMatchers.filter((m) => !d.cellLabels.includes(m.name));
       const [values, probes, counts, unions, cycle5xx] = await Promise.all([
         store.select({ metric: d.metric, matchers, after: seriesFrom, until: evalTime }),
         store.select({ metric: d.probeMetric, ...win }),
@@ -181,7 +180,11 @@ async function computeStatNow(
         store.select({ metric: d.unionMetric, matchers: labelMatchers, after: windowStart, until: evalTime }),
         store.select({
           metric: d.cycle5xxMetric,
-          matchers: [providerMatcher, { name: 'benchmark', op: '=', value: spec.slug }],
+          matchers: [
+            providerMatcher,
+            { name: 'benchmark', op: '=', value: spec.slug },
+            ...providerCycleMatchers,
+          ],
           after: windowStart,
           until: evalTime,
         }),

@@ -605,17 +605,35 @@ export class Publication implements PublicationApi {
     return { ok: true, served: served as Served<Compare> };
   }
 
-  /** The raw measurements behind one provider's row; null for a provider the benchmark does not declare. */
-  async audit(slug: string, provider: string, evalTime?: number): Promise<Served<Audit> | null> {
+  /**
+   * The raw measurements behind one provider's row; null for a provider the benchmark does not
+   * declare. `window`: every cycle of the Stat's window, narrowed by the Stat's filters.
+   */
+  async audit(
+    slug: string,
+    provider: string,
+    evalTime?: number,
+    window?: { readonly filters: Filters | null },
+  ): Promise<Served<Audit> | null> {
     const spec = this.bySlug.get(slug);
     if (!spec) throw new UnknownBenchmarkError(slug);
     if (!spec.providers.some((p) => p.slug === provider)) return null;
     // Live audits are cached like Stats (recomputed on new samples or after maxViewAgeMs); a
     // day-pinned one is cached under its day's end and dropped only when its benchmark changes.
-    const key = `${slug}/${provider}@${evalTime ?? 'live'}`;
+    const scope = window ? `?window&${filterSig(window.filters)}` : '';
+    const key = `${slug}/${provider}@${evalTime ?? 'live'}${scope}`;
     return this.audits.get(key, slug, () =>
       guarded(async () =>
-        serve(await buildAudit(this.store, spec, provider, evalTime ?? this.clock(), this.site)),
+        serve(
+          await buildAudit(
+            this.store,
+            spec,
+            provider,
+            evalTime ?? this.clock(),
+            this.site,
+            window ? { window } : {},
+          ),
+        ),
       ),
     );
   }

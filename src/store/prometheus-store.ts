@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { STORED_METRIC_NAMES } from '../core/metric-names.ts';
-import { type Labels, labelsKey, type Matcher, type Sample } from '../core/samples.ts';
+import { escapeRegex, type Labels, labelsKey, type Matcher, type Sample } from '../core/samples.ts';
 import { validateEngineUrl } from './prometheus-config.ts';
 import { EngineError, PrometheusHttp } from './prometheus-http.ts';
 import { REMOTE_WRITE_HEADERS, type RemoteSeries, remoteWriteBody } from './remote-write.ts';
@@ -85,10 +85,6 @@ const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
 /** JSON string escaping is a subset of PromQL's (Go-style) string literal escapes. */
 const quote = (s: string): string => JSON.stringify(s);
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 function selector(metric: string, matchers: readonly Matcher[] = []): string {
   if (!METRIC_NAME.test(metric)) throw new TypeError(`bad metric name "${metric}"`);

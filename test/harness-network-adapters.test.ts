@@ -10,7 +10,7 @@ import { coinpaprikaNetworks } from '../src/harness/network/coinpaprika.ts';
 import { coinstatsNetworks } from '../src/harness/network/coinstats.ts';
 import { countNetworks, type NetworkAdapter } from '../src/harness/network/contract.ts';
 import { covalentNetworks } from '../src/harness/network/covalent.ts';
-import { checkListing } from '../src/harness/network/entries.ts';
+import { checkListing, type Listing, type ListingEntry } from '../src/harness/network/entries.ts';
 import { geckoterminalNetworks } from '../src/harness/network/geckoterminal.ts';
 import { mobulaHints, mobulaNetworks } from '../src/harness/network/mobula.ts';
 import { simDuneNetworks } from '../src/harness/network/sim-dune.ts';
@@ -70,8 +70,9 @@ describe('network adapters on recorded provider responses', () => {
     const r = await run(geckoterminalNetworks, (req) => ({
       body: fixture(`geckoterminal-networks-page${req.query.get('page')}.json`),
     }));
-    // 7 entries, some_new_l2 listed on both pages, two networks with a null platform id both count
-    // (unmapped: no row in the reviewed table), the others through the table to CAIP-2 ids.
+    // 9 entries, some_new_l2 listed on both pages, two networks with a null platform id both count
+    // (unmapped: no row in the reviewed table), the others through the table to CAIP-2 ids; the two
+    // testnets GeckoTerminal names only by their testnet's name (no flag, no chain id) are dropped.
     expect(counted(r)).toEqual([
       'eip155:1',
       'eip155:56',
@@ -80,6 +81,11 @@ describe('network adapters on recorded provider responses', () => {
       'unmapped:another_l3',
       'unmapped:some_new_l2',
     ]);
+    if (r.ok)
+      expect(countNetworks(r.value, evm).testnets.map((t) => [t.rawId, t.reason])).toEqual([
+        ['berachain-artio', 'name'],
+        ['polygon-zkevm-cardona', 'name'],
+      ]);
     expect(stub?.requests.map((q) => `${q.path}?${q.query}`)).toEqual([
       '/api/v2/networks?page=1',
       '/api/v2/networks?page=2',
@@ -135,7 +141,33 @@ describe('network adapters on recorded provider responses', () => {
     expect(id('base', 8453)).toBe('eip155:8453');
     expect(id('solana')).toBe(SOLANA);
     expect(id('cosmos:cosmoshub-4')).toBe('cosmos:cosmoshub-4');
-    expect(id('newchain')).toBe('unmapped:newchain:newchain');
+    // A CAIP-2 id keeps its case-sensitive reference: Solana's genesis hash is Solana.
+    expect(id(SOLANA)).toBe(SOLANA);
+    expect(id('newchain')).toBe('unmapped:newchain');
+    expect(id('newchain:newchain')).toBe('unmapped:newchain');
+  });
+
+  it("Mobula: solana:solana, Solana's case-sensitive CAIP-2 id and evm:1 are two chains, not three", async () => {
+    const entry = (name: string, chainId: string) => ({
+      name,
+      chainId,
+      explorer: 'x',
+      color: '#000',
+      logo: 'x',
+      routers: [],
+      tokens: [],
+      supportedProtocols: [],
+    });
+    const r = await run(
+      mobulaNetworks,
+      () => ({
+        body: JSON.stringify({
+          data: [entry('Solana', 'solana:solana'), entry('Solana', SOLANA), entry('Ethereum', 'evm:1')],
+        }),
+      }),
+      'mk',
+    );
+    expect(counted(r)).toEqual(['eip155:1', SOLANA]);
   });
 
   it('CoinPaprika maps unique platform ids through the table (no chain id exists)', async () => {
@@ -153,7 +185,15 @@ describe('network adapters on recorded provider responses', () => {
 
   it('Covalent: Bearer key, is_testnet dropped, chain_id deduped; error envelopes fail', async () => {
     const r = await run(covalentNetworks, () => ({ body: fixture('covalent-chains.json') }), 'cqt');
-    expect(counted(r)).toEqual(['eip155:1', 'eip155:56', 'eip155:8453']);
+    // Covalent's own chain_ids for Solana (1399811149) and Bitcoin (20090103) are no EVM chain ids:
+    // the chain name goes through the table, never eip155:1399811149.
+    expect(counted(r)).toEqual([
+      'bip122:000000000019d6689c085ae165831e93',
+      'eip155:1',
+      'eip155:56',
+      'eip155:8453',
+      SOLANA,
+    ]);
     expect(stub?.requests[0]?.headers.authorization).toBe('Bearer cqt');
     if (r.ok)
       expect(countNetworks(r.value, evm).counted.find((n) => n.chainId === 'eip155:56')?.name).toBe(
@@ -210,6 +250,23 @@ describe('network adapters on recorded provider responses', () => {
       ['x', '', 'bad_entry'],
     ]);
     expect(counted(g)).toEqual(['eip155:1', 'eip155:8453']);
+  });
+
+  it('the listing fails only when MORE than half its entries are bad: both sides of the boundary', () => {
+    const good: ListingEntry = { rawId: 'eth', name: 'Ethereum', hints: [{ chainId: 1 }] };
+    const bad = { rawId: '', name: '', reason: 'missing_id' as const, detail: '0: required' };
+    const listing = (g: number, b: number): Listing => ({
+      entries: Array.from({ length: g }, () => good),
+      dropped: Array.from({ length: b }, () => bad),
+    });
+    // Exactly half bad (2 of 4, 1 of 2) still counts; one more bad entry than good fails.
+    expect(checkListing(listing(2, 2), 'x').ok).toBe(true);
+    expect(checkListing(listing(1, 1), 'x').ok).toBe(true);
+    expect(checkListing(listing(3, 2), 'x').ok).toBe(true);
+    expect(checkListing(listing(2, 3), 'x')).toMatchObject({ ok: false, failure: { type: 'parse' } });
+    expect(checkListing(listing(0, 1), 'x').ok).toBe(false);
+    expect(checkListing(listing(1, 0), 'x').ok).toBe(true);
+    expect(checkListing(listing(0, 0), 'x').ok).toBe(true);
   });
 
   it('a body of the wrong shape is a parse failure; a listing of only bad entries fails naming the field', async () => {

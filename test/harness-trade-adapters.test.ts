@@ -7,6 +7,7 @@ import { bitqueryTrades } from '../src/harness/trades/bitquery.ts';
 import { codexTrades } from '../src/harness/trades/codex.ts';
 import type { TradeAdapter } from '../src/harness/trades/contract.ts';
 import { mobulaTrades } from '../src/harness/trades/mobula.ts';
+import { blame } from '../src/harness/types.ts';
 import {
   type StubRequest,
   type StubResponse,
@@ -28,11 +29,15 @@ const PEPE: ReferenceToken = {
 };
 const W = { startMs: 1_753_264_800_000, endMs: 1_753_268_400_000 };
 
-function ctx(slug: HarnessProvider, baseUrl: string): AdapterContext {
+function ctx(
+  slug: HarnessProvider,
+  baseUrl: string,
+  limits: { maxPages?: number; maxHashes?: number } = {},
+): AdapterContext {
   return {
     provider: { slug, baseUrl, apiKey: 'key', timeoutMs: 2000, concurrency: 2, configured: true },
-    maxPages: 20,
-    maxHashes: 1_000_000,
+    maxPages: limits.maxPages ?? 20,
+    maxHashes: limits.maxHashes ?? 1_000_000,
     http: { timeoutMs: 2000, maxBodyBytes: 1 << 20, maxRetries: 0, retryMaxWaitMs: 0 },
   };
 }
@@ -43,10 +48,23 @@ afterEach(async () => {
   stub = null;
 });
 
-async function run(adapter: TradeAdapter, token: ReferenceToken, handler: (r: StubRequest) => StubResponse) {
+async function run(
+  adapter: TradeAdapter,
+  token: ReferenceToken,
+  handler: (r: StubRequest) => StubResponse,
+  limits: { maxPages?: number; maxHashes?: number } = {},
+) {
   stub = await startStubServer(handler);
-  return adapter.fetch(token, W, ctx(adapter.provider, stub.url));
+  return adapter.fetch(token, W, ctx(adapter.provider, stub.url, limits));
 }
+
+/** A GraphQL answer with HTTP 200 and one error. */
+const gqlError = (message: string, code?: string): StubResponse => ({
+  body: JSON.stringify({
+    data: null,
+    errors: [{ message, ...(code ? { extensions: { code } } : {}) }],
+  }),
+});
 
 describe('Mobula /api/2/trades/filters', () => {
   it('pages by cursor, dedupes hashes across pages and multi-swap rows, sends the window in ms', async () => {
@@ -85,6 +103,35 @@ describe('Mobula /api/2/trades/filters', () => {
     }));
     expect(r).toMatchObject({ ok: true, value: { rows: 0 } });
   });
+
+  it('our page guard keeps the trades fetched so far as a capped floor, never a failure', async () => {
+    // Every page says there is more, with a fresh cursor: only our guard (3 pages) stops it.
+    const r = await run(
+      mobulaTrades,
+      BONK,
+      (q) => {
+        const n = Number(q.query.get('cursor') ?? '0');
+        return {
+          body: JSON.stringify({
+            data: [{ transactionHash: `tx${n}a` }, { transactionHash: `tx${n}b` }],
+            pagination: { count: 2, nextCursor: String(n + 1), hasMore: true },
+          }),
+        };
+      },
+      { maxPages: 3 },
+    );
+    expect(r).toMatchObject({ ok: true, value: { rows: 6, pages: 3, capped: true } });
+    if (r.ok) expect(r.value.hashes.size).toBe(6);
+    expect(stub?.requests).toHaveLength(3);
+  });
+
+  it('reaching the hash bound flags the count capped', async () => {
+    const r = await run(mobulaTrades, BONK, () => ({ body: fixture('mobula-trades-page2.json') }), {
+      maxHashes: 1,
+    });
+    expect(r).toMatchObject({ ok: true, value: { capped: true } });
+    if (r.ok) expect(r.value.hashes.size).toBe(1);
+  });
 });
 
 describe('Codex getTokenEvents', () => {
@@ -109,9 +156,56 @@ describe('Codex getTokenEvents', () => {
     expect(JSON.parse(stub?.requests[1]?.body ?? '{}').variables.cursor).toBe('eyJ0IjoxNzUzMjY4NDAwfQ==');
   });
 
-  it('GraphQL errors are failures, never zero trades', async () => {
+  it('GraphQL errors are failures, never zero trades; its documented UNAUTHENTICATED code is our refused key', async () => {
     const r = await run(codexTrades, PEPE, () => ({ body: fixture('codex-error.json') }));
-    expect(r).toMatchObject({ ok: false, failure: { type: 'auth' } });
+    expect(r).toMatchObject({ ok: false, failure: { type: 'auth', code: 'UNAUTHENTICATED' } });
+    if (!r.ok) expect(blame(r.failure)).toBe('ours');
+    await stub?.close();
+    // The code decides, not the words: a refusal worded without any "auth" word is still ours.
+    const plain = await run(codexTrades, PEPE, () => gqlError('Access denied', 'UNAUTHENTICATED'));
+    expect(plain).toMatchObject({ ok: false, failure: { type: 'auth' } });
+    if (!plain.ok) expect(blame(plain.failure)).toBe('ours');
+  });
+
+  it('a rate-limit or unknown-token GraphQL error is the provider failing, whatever its words say', async () => {
+    for (const message of [
+      'Rate limit exceeded for this API key',
+      'Token is invalid or not indexed on this network',
+      'Unauthorized',
+    ]) {
+      const r = await run(codexTrades, PEPE, () => gqlError(message));
+      expect(r, message).toMatchObject({ ok: false, failure: { type: 'parse' } });
+      if (!r.ok) expect(blame(r.failure), message).toBe('provider');
+      await stub?.close();
+    }
+    const limited = await run(codexTrades, PEPE, () => gqlError('Too many requests', 'RATE_LIMITED'));
+    expect(limited).toMatchObject({ ok: false, failure: { type: 'parse', code: 'RATE_LIMITED' } });
+    if (!limited.ok) expect(blame(limited.failure)).toBe('provider');
+  });
+
+  it('our page guard keeps the events fetched so far as a capped floor', async () => {
+    const r = await run(
+      codexTrades,
+      PEPE,
+      (q) => {
+        const n = Number(JSON.parse(q.body).variables.cursor ?? '0');
+        return {
+          body: JSON.stringify({
+            data: { getTokenEvents: { items: [{ transactionHash: `0x${n}` }], cursor: String(n + 1) } },
+          }),
+        };
+      },
+      { maxPages: 2 },
+    );
+    expect(r).toMatchObject({ ok: true, value: { rows: 2, pages: 2, capped: true } });
+  });
+
+  it('reaching the hash bound flags the count capped', async () => {
+    const r = await run(codexTrades, PEPE, () => ({ body: fixture('codex-token-events-page1.json') }), {
+      maxHashes: 1,
+    });
+    expect(r).toMatchObject({ ok: true, value: { capped: true } });
+    if (r.ok) expect(r.value.hashes.size).toBe(1);
   });
 
   it('the same cursor twice is a parse failure', async () => {
@@ -159,5 +253,45 @@ describe('Bitquery', () => {
   it('errors[] with HTTP 200 is a failure (the reference read it as zero trades)', async () => {
     const r = await run(bitqueryTrades, PEPE, () => ({ body: fixture('bitquery-error.json') }));
     expect(r).toMatchObject({ ok: false, failure: { type: 'parse' } });
+  });
+
+  it('reaching the hash bound below the row limit flags the count capped', async () => {
+    const rows = ['0xa', '0xb', '0xc', '0xa'].map((Hash) => ({ Transaction: { Hash } }));
+    const r = await run(
+      bitqueryTrades,
+      PEPE,
+      () => ({ body: JSON.stringify({ data: { EVM: { DEXTradeByTokens: rows } } }) }),
+      { maxHashes: 2 },
+    );
+    expect(r).toMatchObject({ ok: true, value: { rows: 4, capped: true } });
+    if (r.ok) expect(r.value.hashes.size).toBe(2);
+    await stub?.close();
+    const sol = ['s1', 's2', 's3'].map((Signature) => ({ Transaction: { Signature } }));
+    const s = await run(
+      bitqueryTrades,
+      BONK,
+      () => ({ body: JSON.stringify({ data: { Solana: { DEXTradeByTokens: sol } } }) }),
+      { maxHashes: 2 },
+    );
+    expect(s).toMatchObject({ ok: true, value: { rows: 3, capped: true } });
+  });
+
+  it('only an HTTP 401/403 is our refused token: Bitquery documents no GraphQL code for it', async () => {
+    for (const answer of [
+      gqlError('Rate limit exceeded for this API key'),
+      gqlError('Unauthorized: invalid or expired token'),
+      gqlError('Access denied', 'UNAUTHENTICATED'),
+    ]) {
+      const r = await run(bitqueryTrades, PEPE, () => answer);
+      expect(r).toMatchObject({ ok: false, failure: { type: 'parse' } });
+      if (!r.ok) expect(blame(r.failure)).toBe('provider');
+      await stub?.close();
+    }
+    const refused = await run(bitqueryTrades, PEPE, () => ({
+      status: 401,
+      body: '{"errors":[{"message":"Unauthorized"}]}',
+    }));
+    expect(refused).toMatchObject({ ok: false, failure: { type: 'auth', status: 401 } });
+    if (!refused.ok) expect(blame(refused.failure)).toBe('ours');
   });
 });

@@ -38,6 +38,34 @@ export function evmIdToCaip2(value: string | number): string | null {
   }
 }
 
+/**
+ * A doubled `name:name` (Mobula's `solana:solana`, `stellar:stellar`) is a provider's name for a
+ * chain, not a CAIP-2 id, though it fits the grammar: no namespace's reference repeats the namespace.
+ * Returns the bare name, or null for anything else.
+ */
+export function doubledName(value: string): string | null {
+  const m = /^([^:]+):([^:]+)$/.exec(value.trim());
+  return m && m[1]!.toLowerCase() === m[2]!.toLowerCase() ? m[1]!.toLowerCase() : null;
+}
+
+/**
+ * The CAIP-2 id of a chain id as a provider wrote it, or null when it is not one. EVM forms become
+ * `eip155:<decimal>`: numeric EVM references are the only ones canonicalised. Otherwise the namespace
+ * is lower-cased (CAIP-2 namespaces are lowercase) and the reference kept exactly as written, since
+ * references are case-sensitive (Solana's is a base58 genesis hash: lower-casing it names no chain).
+ */
+export function toCaip2(value: string | number): string | null {
+  const evm = evmIdToCaip2(value);
+  if (evm) return evm;
+  if (typeof value === 'number') return null;
+  const s = value.trim();
+  if (doubledName(s) !== null) return null;
+  const i = s.indexOf(':');
+  if (i < 0) return null;
+  const id = `${s.slice(0, i).toLowerCase()}${s.slice(i)}`;
+  return parseCaip2(id) ? id : null;
+}
+
 /** The EVM chain id of an `eip155:` CAIP-2 id, or null. */
 export function evmChainNumber(caip2: string): number | null {
   const m = /^eip155:(\d+)$/.exec(caip2);

@@ -32,16 +32,43 @@ export async function getJson<S extends z.ZodType>(
   return parseWith(schema, r.value, what);
 }
 
-const AUTH_MESSAGE = /unauthori[sz]ed|forbidden|api key|apikey|token (is )?(invalid|expired)/i;
+/** One provider's GraphQL endpoint, with what its documentation says a refused key looks like. */
+export interface GraphqlApi {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The `errors[].extensions.code` values the provider documents for a refused key (adapter data,
+   * cited where it is set). Empty when it documents none: then only an HTTP 401/403 (http.ts) is.
+   */
+  readonly authErrorCodes: readonly string[];
+}
+
+interface GraphqlError {
+  readonly message: string;
+  readonly code: string | undefined;
+}
+
+function readErrors(errors: readonly unknown[]): GraphqlError[] {
+  return errors.map((e) => {
+    if (typeof e !== 'object' || e === null) return { message: '', code: undefined };
+    const { message, extensions } = e as { message?: unknown; extensions?: unknown };
+    const code =
+      typeof extensions === 'object' && extensions !== null
+        ? (extensions as { code?: unknown }).code
+        : undefined;
+    return { message: String(message ?? ''), code: typeof code === 'string' ? code : undefined };
+  });
+}
 
 /**
  * POSTs a GraphQL query. A non-empty `errors[]` is a failure, never an empty result (the reference
- * read Bitquery's errors as zero trades): auth-looking messages are `auth`, others `parse`.
+ * read Bitquery's errors as zero trades). It is `auth` only when an error carries one of the
+ * provider's documented auth codes; every other GraphQL error (rate limits, an unknown token, a
+ * resolver error) is the provider's failure, whatever words its message uses (blame in types.ts).
  */
 export async function postGraphql<S extends z.ZodType>(
   ctx: AdapterContext,
-  url: string,
-  headers: Readonly<Record<string, string>>,
+  api: GraphqlApi,
   query: string,
   variables: Readonly<Record<string, unknown>>,
   dataSchema: S,
@@ -49,9 +76,9 @@ export async function postGraphql<S extends z.ZodType>(
 ): Promise<Result<z.output<S>>> {
   const r = await requestJson(
     {
-      url,
+      url: api.url,
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', ...api.headers },
       body: JSON.stringify({ query, variables }),
     },
     ctx.http,
@@ -63,14 +90,15 @@ export async function postGraphql<S extends z.ZodType>(
   }
   const { data, errors } = env as { data?: unknown; errors?: unknown };
   if (Array.isArray(errors) && errors.length > 0) {
-    const msgs = errors
-      .map((e) =>
-        typeof e === 'object' && e !== null ? String((e as { message?: unknown }).message ?? '') : '',
-      )
+    const errs = readErrors(errors);
+    const msgs = errs
+      .map((e) => (e.code ? `${e.message} [${e.code}]` : e.message))
       .filter(Boolean)
       .join('; ');
     const message = `${what}: GraphQL errors: ${msgs || 'unspecified'}`;
-    return fail(AUTH_MESSAGE.test(msgs) ? 'auth' : 'parse', message);
+    const authCode = errs.find((e) => e.code !== undefined && api.authErrorCodes.includes(e.code))?.code;
+    if (authCode !== undefined) return fail('auth', message, undefined, authCode);
+    return fail('parse', message, undefined, errs.find((e) => e.code !== undefined)?.code);
   }
   return parseWith(dataSchema, data, what);
 }

@@ -13,6 +13,8 @@ export type FailureType =
 export interface ProbeFailure {
   readonly type: FailureType;
   readonly status?: number;
+  /** The provider's structured error code (GraphQL `errors[].extensions.code`), when it sent one. */
+  readonly code?: string;
   readonly message: string;
 }
 
@@ -24,8 +26,16 @@ export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
 }
 
-export function fail<T>(type: FailureType, message: string, status?: number): Result<T> {
-  return { ok: false, failure: status === undefined ? { type, message } : { type, message, status } };
+export function fail<T>(type: FailureType, message: string, status?: number, code?: string): Result<T> {
+  return {
+    ok: false,
+    failure: {
+      type,
+      message,
+      ...(status !== undefined ? { status } : {}),
+      ...(code !== undefined ? { code } : {}),
+    },
+  };
 }
 
 /** Runs an adapter; an unexpected throw becomes a failure, so one provider can never break a cycle. */
@@ -40,12 +50,17 @@ export async function guard<T>(fn: () => Promise<Result<T>>): Promise<Result<T>>
 /**
  * Who caused a failure: the one rule that decides what a failure writes (harness contract).
  * `provider`: every failure the provider causes (timeouts, 5xx and other statuses, 429 after the
- * retries, connection resets, DNS and connect failures, GraphQL errors, malformed, truncated or
- * oversized bodies) counts as zero trades and a failed probe. `ours`: our cycle deadline and a key
- * the provider refuses (401/403: our credential) write nothing, so they never score the provider.
+ * retries, connection resets, DNS and connect failures, GraphQL errors, rate-limit and
+ * unknown-token errors included, malformed, truncated or oversized bodies) counts as zero trades and
+ * a failed probe. `ours`: our cycle deadline, and our key refused, write nothing, so they never
+ * score the provider. Our key is refused only on an HTTP 401/403 or on an error code the provider
+ * documents for it (the adapter's `authErrorCodes`): never on words in a message, which also say
+ * "API key" about rate limits and "token is invalid" about the token measured.
  */
 export function blame(f: ProbeFailure): 'provider' | 'ours' {
-  return f.type === 'deadline' || f.type === 'auth' ? 'ours' : 'provider';
+  if (f.type === 'deadline') return 'ours';
+  if (f.type === 'auth' && (f.status === 401 || f.status === 403 || f.code !== undefined)) return 'ours';
+  return 'provider';
 }
 
 export function is5xx(f: ProbeFailure): boolean {

@@ -179,8 +179,11 @@ export function buildListings(seed: number): SimListings {
     name: c.name,
     platform: i < 8 || rng(seed ^ (i * 31))() > 0.15 ? c.cg : null,
   }));
-  // GeckoTerminal lists testnets with no flag (its real listing has monad-testnet).
+  // GeckoTerminal lists testnets with no flag (its real listing has monad-testnet), some named only
+  // by the testnet's own name (Berachain's Artio, Polygon zkEVM's Cardona): no chain id, no word "testnet".
   gt.splice(5, 0, { id: 'monad-testnet', name: 'Monad Testnet', platform: null });
+  gt.splice(11, 0, { id: 'berachain-artio', name: 'Berachain Artio', platform: null });
+  gt.splice(17, 0, { id: 'polygon-zkevm-cardona', name: 'Polygon zkEVM Cardona', platform: null });
 
   const cxN = size('codex');
   const cx = pick(all, seed, 2, cxN, (c) => c.codex !== null).map((c) => ({

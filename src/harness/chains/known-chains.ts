@@ -3,7 +3,7 @@ import { parseCaip2 } from '../../core/caip2.ts';
 /**
  * The one reviewed table from provider slugs to CAIP-2 chain ids, for listings that give no chain id
  * (GeckoTerminal, CoinPaprika, CoinStats, CoinGecko's non-EVM platforms) or give one in a private
- * space (Codex's non-EVM network ids, Mobula's `solana:solana`).
+ * space (Codex's non-EVM network ids, Covalent's non-EVM chain_ids, Mobula's `solana:solana`).
  *
  * How entries are reviewed: a row is added or changed in its own commit that names, for each slug, the
  * provider listing it was read from (the recorded fixtures in test/fixtures/providers/ and
@@ -16,7 +16,14 @@ import { parseCaip2 } from '../../core/caip2.ts';
  */
 
 /** The id spaces slugs come from. GeckoTerminal also carries CoinGecko platform ids. */
-export type SlugScheme = 'geckoterminal' | 'coingecko' | 'coinpaprika' | 'coinstats' | 'mobula' | 'codex';
+export type SlugScheme =
+  | 'geckoterminal'
+  | 'coingecko'
+  | 'coinpaprika'
+  | 'coinstats'
+  | 'mobula'
+  | 'codex'
+  | 'covalent';
 
 export interface KnownChain {
   readonly caip2: string;
@@ -62,6 +69,8 @@ export const KNOWN_CHAINS: readonly KnownChain[] = [
       mobula: ['solana', 'solana:solana', 'solana:mainnet'],
       // Codex's own network id for Solana (docs.codex.io getNetworks); its EVM ids are chain ids.
       codex: ['1399811149'],
+      // Covalent's chain name; its chain_id 1399811149 is no EVM id (goldrush.dev/docs/chains/solana).
+      covalent: ['solana-mainnet'],
     },
   },
   {
@@ -142,6 +151,8 @@ export const KNOWN_CHAINS: readonly KnownChain[] = [
       coinpaprika: ['btc-bitcoin'],
       coinstats: ['bitcoin'],
       mobula: ['bitcoin', 'bitcoin:bitcoin', 'btc:btc'],
+      // Covalent's chain name; its chain_id 20090103 is no EVM id (GoldRush supported-chains table).
+      covalent: ['btc-mainnet'],
     },
   },
   {

@@ -10,14 +10,54 @@ import { knownChainByCaip2 } from './known-chains.ts';
 export type TestnetReason = 'provider_flag' | 'chain_metadata' | 'name';
 
 /**
- * Testnet words in names and ids. `testnet`/`devnet` match inside words (`monad-testnet`,
- * `testnet3`); the named testnets only as whole words, so a mainnet that merely contains one of the
- * letters runs (`Fujian`) is not dropped. Reviewed list: Ethereum (sepolia, goerli, holesky, hoodi,
- * ropsten, rinkeby, kovan), Avalanche fuji, Polygon amoy/mumbai, BNB chapel, Celo alfajores/baklava,
- * Berachain bartio/bepolia, Tron shasta/nile, Gnosis chiado, plus localnet.
+ * Testnet words in names and ids. `testnet`/`devnet`/`localnet` match inside words (`monad-testnet`,
+ * `testnet3`); the named testnets only as whole words (no letter either side), so a mainnet that
+ * merely contains one of the letter runs (`Fujian`, `Nilead`) is not dropped. GeckoTerminal
+ * lists testnets by name alone (`berachain-artio`, `polygon-zkevm-cardona`), with no flag and no chain
+ * id, so this list is the only thing that catches them. Reviewed list, by chain: Ethereum sepolia,
+ * goerli, holesky, hoodi, ropsten, rinkeby, kovan; Avalanche fuji; Polygon amoy, mumbai, zkEVM
+ * cardona; BNB chapel; Celo alfajores, baklava; Berachain artio, bartio, bepolia; Tron shasta, nile;
+ * Gnosis chiado; Moonbeam moonbase; Taiko hekla; Kaia kairos, baobab; Ronin saigon; Soneium minato;
+ * Tezos ghostnet; Polkadot westend, rococo, paseo. test/chain-rules.test.ts checks that no mainnet
+ * of the reviewed table, the fixtures or the simulator is caught.
  */
-const TESTNET_WORDS =
-  /testnet|devnet|localnet|(?<![a-z])(?:sepolia|goerli|holesky|hoodi|ropsten|rinkeby|kovan|fuji|amoy|mumbai|chapel|alfajores|baklava|bartio|bepolia|shasta|nile|chiado)(?![a-z])/i;
+const NAMED_TESTNETS = [
+  'sepolia',
+  'goerli',
+  'holesky',
+  'hoodi',
+  'ropsten',
+  'rinkeby',
+  'kovan',
+  'fuji',
+  'amoy',
+  'mumbai',
+  'cardona',
+  'chapel',
+  'alfajores',
+  'baklava',
+  'artio',
+  'bartio',
+  'bepolia',
+  'shasta',
+  'nile',
+  'chiado',
+  'moonbase',
+  'hekla',
+  'kairos',
+  'baobab',
+  'saigon',
+  'minato',
+  'ghostnet',
+  'westend',
+  'rococo',
+  'paseo',
+];
+
+const TESTNET_WORDS = new RegExp(
+  `testnet|devnet|localnet|(?<![a-z])(?:${NAMED_TESTNETS.join('|')})(?![a-z])`,
+  'i',
+);
 
 export function looksLikeTestnet(text: string): boolean {
   return TESTNET_WORDS.test(text);

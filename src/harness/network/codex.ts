@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type AdapterContext, joinUrl, postGraphql } from '../context.ts';
+import { type AdapterContext, postGraphql } from '../context.ts';
+import { codexApi } from '../trades/codex.ts';
 import { ok, type Result } from '../types.ts';
 import type { Listing, NetworkAdapter } from './contract.ts';
 import { parseEntries } from './entries.ts';
@@ -15,15 +16,7 @@ const entry = z.object({ id: z.number().int(), name: z.string(), networkShortNam
 export const codexNetworks: NetworkAdapter = {
   provider: 'codex',
   async list(ctx: AdapterContext): Promise<Result<Listing>> {
-    const r = await postGraphql(
-      ctx,
-      joinUrl(ctx.provider.baseUrl, '/graphql'),
-      { authorization: ctx.provider.apiKey ?? '' },
-      QUERY,
-      {},
-      data,
-      'codex getNetworks',
-    );
+    const r = await postGraphql(ctx, codexApi(ctx), QUERY, {}, data, 'codex getNetworks');
     if (!r.ok) return r;
     return ok(
       parseEntries(r.value.getNetworks, entry, ['id'], (n) => ({

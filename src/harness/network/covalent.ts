@@ -16,7 +16,12 @@ const entry = z.object({
   label: z.string().nullish(),
 });
 
-/** GET /v1/chains/ with a Bearer key; `is_testnet` is the provider flag; chain_id is a numeric string. */
+/**
+ * GET /v1/chains/ with a Bearer key; `is_testnet` is the provider flag. `chain_id` is a numeric
+ * string: the EVM chain id for EVM chains, but Covalent's own number for the others (GoldRush's chain
+ * pages: solana-mainnet is 1399811149, btc-mainnet 20090103), which are no EVM chains. So the chain
+ * name goes through the reviewed table first, and only then is chain_id read as an EVM id.
+ */
 export const covalentNetworks: NetworkAdapter = {
   provider: 'covalent',
   async list(ctx: AdapterContext): Promise<Result<Listing>> {
@@ -37,7 +42,7 @@ export const covalentNetworks: NetworkAdapter = {
       parseEntries(r.value.data.items, entry, ['chain_id'], (c) => ({
         rawId: String(c.chain_id),
         name: c.label?.trim() ? c.label : c.name,
-        hints: [{ chainId: c.chain_id }],
+        hints: [{ scheme: 'covalent', slug: c.name }, { chainId: c.chain_id }],
         testnet: c.is_testnet,
       })),
     );

@@ -14,20 +14,17 @@ const entry = z.object({
 });
 
 /**
- * Mobula writes one chain as `1`, `evm:1` or with `evmChainId: 1`, and non-EVM chains as `solana`,
- * `solana:solana` or `stellar:stellar`: names, not CAIP-2 references, so those go through the table
- * (and stay unmapped when it lacks them) while EVM forms and real CAIP-2 ids resolve directly.
+ * Mobula writes one chain as `1`, `evm:1` or with `evmChainId: 1`, non-EVM chains as names (`solana`,
+ * `solana:solana`, `stellar:stellar`) or as real CAIP-2 ids. The raw id goes out twice, untouched: as
+ * a Mobula slug for the reviewed table, then as a chain id for core/caip2.ts (EVM forms, real CAIP-2
+ * ids with their case-sensitive references; a doubled name is not an id), so no parsing happens here.
  */
 export function mobulaHints(chainId: string | number, evmChainId?: number | null): ChainHint[] {
-  const hints: ChainHint[] = typeof evmChainId === 'number' ? [{ chainId: evmChainId }] : [];
-  const s = String(chainId).trim().toLowerCase();
-  const [ns, ref] = s.split(':');
-  // Bare `solana` and the doubled `solana:solana` are one Mobula name.
-  const slug = ref === undefined || ref === ns ? `${ns}:${ns}` : s;
-  hints.push({ scheme: 'mobula', slug });
-  if (ref !== undefined && ref !== ns) hints.push({ chainId: s });
-  else if (/^(0x[0-9a-f]+|\d+)$/.test(s)) hints.push({ chainId: s });
-  return hints;
+  return [
+    ...(typeof evmChainId === 'number' ? [{ chainId: evmChainId }] : []),
+    { scheme: 'mobula', slug: String(chainId) },
+    { chainId },
+  ];
 }
 
 /** GET /api/1/blockchains with the raw key in Authorization; `testnet` is the provider flag. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type AdapterContext, joinUrl, postGraphql } from '../context.ts';
+import { type AdapterContext, type GraphqlApi, joinUrl, postGraphql } from '../context.ts';
 import { DigestSet } from '../digest-set.ts';
 import type { ReferenceToken } from '../tokens.ts';
 import { fail, ok, type Result } from '../types.ts';
@@ -59,18 +59,23 @@ export const bitqueryTrades: TradeAdapter = {
       since: new Date(w.startMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
       before: new Date(w.endMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     };
-    const url = joinUrl(ctx.provider.baseUrl, '/graphql');
-    const headers = { authorization: `Bearer ${ctx.provider.apiKey ?? ''}` };
+    const api: GraphqlApi = {
+      url: joinUrl(ctx.provider.baseUrl, '/graphql'),
+      headers: { authorization: `Bearer ${ctx.provider.apiKey ?? ''}` },
+      // Bitquery documents a refused token only as HTTP 401 (docs.bitquery.io, authorisation), and
+      // no GraphQL error code for it: its GraphQL errors are all its own failures.
+      authErrorCodes: [],
+    };
     const hashes = new DigestSet(ctx.maxHashes);
     let rows = 0;
     let full = false;
     if (token.chain === 'solana') {
-      const r = await postGraphql(ctx, url, headers, query, variables, solana, 'bitquery solana trades');
+      const r = await postGraphql(ctx, api, query, variables, solana, 'bitquery solana trades');
       if (!r.ok) return r;
       for (const t of r.value.Solana.DEXTradeByTokens) if (!hashes.add(t.Transaction.Signature)) full = true;
       rows = r.value.Solana.DEXTradeByTokens.length;
     } else {
-      const r = await postGraphql(ctx, url, headers, query, variables, evm, 'bitquery evm trades');
+      const r = await postGraphql(ctx, api, query, variables, evm, 'bitquery evm trades');
       if (!r.ok) return r;
       for (const t of r.value.EVM.DEXTradeByTokens) if (!hashes.add(t.Transaction.Hash)) full = true;
       rows = r.value.EVM.DEXTradeByTokens.length;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type AdapterContext, joinUrl, postGraphql } from '../context.ts';
+import { type AdapterContext, type GraphqlApi, joinUrl, postGraphql } from '../context.ts';
 import { DigestSet } from '../digest-set.ts';
 import type { ReferenceToken } from '../tokens.ts';
 import { fail, ok, type Result } from '../types.ts';
@@ -13,6 +13,19 @@ export const CODEX_NETWORK_ID: Readonly<Record<string, number>> = {
   bsc: 56,
   base: 8453,
 };
+
+/**
+ * The endpoint both Codex adapters call: the raw key in Authorization (no Bearer). Codex documents a
+ * refused key as the GraphQL code UNAUTHENTICATED (docs.codex.io, Troubleshooting: "Your API key was
+ * not found" / UNAUTHENTICATED / 401), so that code is our failure just as a 401 is.
+ */
+export function codexApi(ctx: AdapterContext): GraphqlApi {
+  return {
+    url: joinUrl(ctx.provider.baseUrl, '/graphql'),
+    headers: { authorization: ctx.provider.apiKey ?? '' },
+    authErrorCodes: ['UNAUTHENTICATED'],
+  };
+}
 
 const QUERY = `query TokenEvents($query: EventsQueryInput!, $limit: Int, $cursor: String) {
   getTokenEvents(query: $query, limit: $limit, cursor: $cursor) {
@@ -55,8 +68,7 @@ export const codexTrades: TradeAdapter = {
       }
       const r: Result<z.output<typeof data>> = await postGraphql(
         ctx,
-        joinUrl(ctx.provider.baseUrl, '/graphql'),
-        { authorization: ctx.provider.apiKey ?? '' },
+        codexApi(ctx),
         QUERY,
         { query, limit: CODEX_PAGE_LIMIT, cursor },
         data,

@@ -1,4 +1,5 @@
-import { join, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { Registry } from 'prom-client';
 import { ConfigError, loadConfig } from '../config.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
@@ -130,6 +131,43 @@ export function formatReport(r: CycleReport): string {
   ].join('\n');
 }
 
+/**
+ * The folder a path names once symlinks are followed, so an alias of DATA_DIR is DATA_DIR. A path
+ * that does not exist yet goes through its nearest existing ancestor's real path (the store creates
+ * the rest), so a future DATA_DIR reached through a symlinked parent is caught as well. The path is
+ * not normalised first: `link/..` is the link target's parent on disk, not the link's folder.
+ */
+async function physicalPath(p: string): Promise<string> {
+  const rest: string[] = [];
+  let cur = isAbsolute(p) ? p : `${process.cwd()}${sep}${p}`;
+  for (;;) {
+    try {
+      return resolve(await realpath(cur), ...rest);
+    } catch (e) {
+      const parent = dirname(cur);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || parent === cur) throw e;
+      rest.unshift(basename(cur));
+      cur = parent;
+    }
+  }
+}
+
+/** Whether two paths name the same folder on disk; a message when one cannot be resolved. */
+async function sameFolder(dataDir: string, live: string): Promise<boolean | string> {
+  const resolved: string[] = [];
+  for (const [what, p] of [
+    ['--data-dir', dataDir],
+    ['DATA_DIR', live],
+  ] as const) {
+    try {
+      resolved.push(await physicalPath(p));
+    } catch (e) {
+      return `cannot resolve ${what} ${p}: ${(e as Error).message}`;
+    }
+  }
+  return resolved[0] === resolved[1];
+}
+
 /** `harness run <benchmark> [--provider x] [--once] [--simulate]`: run harness cycles by hand. */
 export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDeps = {}): Promise<number> {
   const out = deps.out ?? ((s: string) => process.stdout.write(`${s}\n`));
@@ -171,11 +209,18 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
   // database. It prints what it measured, or writes to another folder when asked to.
   const dataDir = args.dataDir ?? config.dataDir;
   const partial = args.providers.length > 0;
-  if (partial && args.dataDir !== undefined && resolve(args.dataDir) === resolve(config.dataDir)) {
-    err(
-      `harness: --provider never writes into the live DATA_DIR (${config.dataDir}); give --data-dir another folder`,
-    );
-    return 2;
+  if (partial && args.dataDir !== undefined) {
+    const same = await sameFolder(args.dataDir, config.dataDir);
+    if (typeof same === 'string') {
+      err(`harness: ${same}`);
+      return 2;
+    }
+    if (same) {
+      err(
+        `harness: --provider never writes into the live DATA_DIR (${config.dataDir}); give --data-dir another folder`,
+      );
+      return 2;
+    }
   }
   const dryRun = args.simulate || args.dryRun || (partial && args.dataDir === undefined);
   if (partial && dryRun && !args.simulate && !args.dryRun) {

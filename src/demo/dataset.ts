@@ -1,6 +1,7 @@
 import { METRICS } from '../core/metric-names.ts';
 import { hash32, prng } from '../core/prng.ts';
 import type { Sample } from '../core/samples.ts';
+import { type CellScore, cycleFiveXxSample, scoreCell } from '../harness/cell-score.ts';
 
 /**
  * A deterministic dataset in the harness's sample shape, for tests and benchmarks (the demo runs
@@ -47,6 +48,94 @@ const TRADE_PROVIDERS: readonly { slug: string; capture: number; spread: number;
 ];
 
 const H = 3_600_000;
+const TRADE_STEP = 30 * 60_000;
+const TRADE_BENCHMARK = 'token-trade-coverage';
+
+/**
+ * One provider's answer on a modelled cell. The cell's true trades are the ids 0..truth−1 and a
+ * provider returns the contiguous run [start, start + count) of them (it misses some at the start
+ * or the end of the window), so the union across providers is exact interval arithmetic instead of
+ * materialised sets: a 90-day bench is ~110k answers. A 5xx answer returns nothing.
+ */
+export type ModelAnswer =
+  | { readonly provider: string; readonly kind: 'ok'; readonly start: number; readonly count: number }
+  | { readonly provider: string; readonly kind: '5xx' };
+
+export interface ModelCell {
+  readonly chain: string;
+  readonly token: string;
+  /** The trades that happened in the window (ids 0..truth−1). */
+  readonly truth: number;
+  readonly answers: readonly ModelAnswer[];
+}
+
+/** The cycle times of the trade benchmark in the dataset, newest first (every 30 min). */
+export function tradeCycleTimes(o: DatasetOptions): number[] {
+  const start = o.end - o.days * 24 * H;
+  const out: number[] = [];
+  for (let t = Math.floor(o.end / TRADE_STEP) * TRADE_STEP; t > start; t -= TRADE_STEP) out.push(t);
+  return out;
+}
+
+/**
+ * What every provider returned on every cell of the cycle at t. A failed provider fails the whole
+ * cycle with a 5xx (an outage), which is what makes provider_cycle_5xx 1.
+ */
+export function modelTradeCycle(seed: number, t: number, failureRate = 0.02): ModelCell[] {
+  const r = prng(hash32(`trade:${seed}:${t}`));
+  // Offsets come from their own stream so the counts stay those of the seed's earlier dataset.
+  const offset = prng(hash32(`trade-offset:${seed}:${t}`));
+  const failed = new Set(TRADE_PROVIDERS.filter(() => r() < failureRate).map((p) => p.slug));
+  return TRADE_CELLS.map((cell) => {
+    const truth = 200 + Math.floor(r() * 1800);
+    const answers: ModelAnswer[] = [];
+    for (const p of TRADE_PROVIDERS) {
+      if (cell.chain === 'stellar' && !p.stellar) continue;
+      const share = Math.min(1, Math.max(0, p.capture + (r() - 0.5) * 2 * p.spread));
+      const count = Math.round(truth * share);
+      const start = Math.floor(offset() * (truth - count + 1));
+      answers.push(
+        failed.has(p.slug)
+          ? { provider: p.slug, kind: '5xx' }
+          : { provider: p.slug, kind: 'ok', start, count },
+      );
+    }
+    return { chain: cell.chain, token: cell.token, truth, answers };
+  });
+}
+
+/** |A ∪ B ∪ …| of the answered runs: merge the intervals in start order. */
+function unionOfAnswers(answers: readonly ModelAnswer[]): number {
+  const runs: { start: number; end: number }[] = [];
+  for (const a of answers)
+    if (a.kind === 'ok' && a.count > 0) runs.push({ start: a.start, end: a.start + a.count });
+  runs.sort((x, y) => x.start - y.start);
+  let n = 0;
+  let reach = Number.NEGATIVE_INFINITY;
+  for (const { start, end } of runs) {
+    if (end <= reach) continue;
+    n += end - Math.max(start, reach);
+    reach = end;
+  }
+  return n;
+}
+
+/** The cell's samples, by the harness's own scoring (a 5xx is zero trades and a failed probe). */
+function scoreModelCell(cell: ModelCell, t: number): CellScore {
+  return scoreCell({
+    chain: cell.chain,
+    token: cell.token,
+    at: t,
+    outcomes: cell.answers.map((a) => ({
+      provider: a.provider,
+      outcome:
+        a.kind === 'ok'
+          ? { kind: 'ok', count: a.count, capped: false }
+          : { kind: 'provider_failure', fiveXx: true },
+    })),
+    unionCount: unionOfAnswers(cell.answers),
+  });
+}
 
 export function buildDataset(o: DatasetOptions): Sample[] {
   const out: Sample[] = [];
@@ -65,43 +154,22 @@ export function buildDataset(o: DatasetOptions): Sample[] {
     }
   }
 
-  const tradeStep = 30 * 60_000;
-  for (let t = Math.floor(o.end / tradeStep) * tradeStep; t > start; t -= tradeStep) {
-    const r = prng(hash32(`trade:${o.seed}:${t}`));
-    const failed = new Set(TRADE_PROVIDERS.filter(() => r() < fail).map((p) => p.slug));
-    for (const cell of TRADE_CELLS) {
-      const truth = 200 + Math.floor(r() * 1800);
-      const counts = new Map<string, number>();
-      for (const p of TRADE_PROVIDERS) {
-        if (cell.chain === 'stellar' && !p.stellar) continue;
-        const share = Math.min(1, Math.max(0, p.capture + (r() - 0.5) * 2 * p.spread));
-        counts.set(p.slug, failed.has(p.slug) ? 0 : Math.round(truth * share));
+  for (const t of tradeCycleTimes(o)) {
+    const probes = new Map<string, { probes: number; fiveXx: number }>();
+    for (const cell of modelTradeCycle(o.seed, t, fail)) {
+      const score = scoreModelCell(cell, t);
+      for (const s of score.samples) out.push(s);
+      for (const p of score.providers) {
+        if (!p) continue;
+        const tally = probes.get(p.labels.provider) ?? { probes: 0, fiveXx: 0 };
+        tally.probes++;
+        if (p.fiveXx) tally.fiveXx++;
+        probes.set(p.labels.provider, tally);
       }
-      const max = Math.max(0, ...counts.values());
-      let union = 0;
-      for (const [provider, count] of counts) {
-        const labels = { provider, chain: cell.chain, token: cell.token };
-        const ok = failed.has(provider) ? 0 : 1;
-        out.push({ metric: METRICS.tokenTradeCount, labels, t, v: count });
-        // No baseline when every provider returned zero: no capture sample (the 0/0 rule).
-        if (max > 0) out.push({ metric: METRICS.tokenTradeCapturePct, labels, t, v: (count / max) * 100 });
-        out.push({ metric: METRICS.tokenTradeProbeOk, labels, t, v: ok });
-        union = Math.max(union, count);
-      }
-      out.push({
-        metric: METRICS.tokenTradeUnionCount,
-        labels: { chain: cell.chain, token: cell.token },
-        t,
-        v: union,
-      });
     }
-    for (const p of TRADE_PROVIDERS) {
-      out.push({
-        metric: METRICS.providerCycle5xx,
-        labels: { benchmark: 'token-trade-coverage', provider: p.slug },
-        t,
-        v: failed.has(p.slug) ? 1 : 0,
-      });
+    for (const [provider, tally] of probes) {
+      const s = cycleFiveXxSample(TRADE_BENCHMARK, provider, t, tally.fiveXx, tally.probes);
+      if (s) out.push(s);
     }
   }
   return out;

@@ -1,8 +1,8 @@
 import { METRICS } from '../core/metric-names.ts';
 import type { Sample } from '../core/samples.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
-import { isFiveXxCycle, unresponsiveProviders } from '../core/unresponsive.ts';
-import { capturePct } from './capture.ts';
+import { unresponsiveProviders } from '../core/unresponsive.ts';
+import { type CellLabels, type CellOutcome, cycleFiveXxSample, scoreCell } from './cell-score.ts';
 import type { HarnessProvider } from './config.ts';
 import { type DigestSet, unionSize } from './digest-set.ts';
 import type { CellProviderOutcome, CellReport, CycleReport, ProviderOutcome } from './report.ts';
@@ -15,9 +15,9 @@ import {
 } from './runtime.ts';
 import { mapLimit } from './semaphore.ts';
 import { TRADE_WINDOW_MS } from './tokens.ts';
-import type { TradeAdapter, TradeWindow } from './trades/contract.ts';
+import type { TradeAdapter, TradeFetch, TradeWindow } from './trades/contract.ts';
 import { TRADE_ADAPTERS } from './trades/registry.ts';
-import { blame, guard, is5xx } from './types.ts';
+import { blame, guard, is5xx, type Result } from './types.ts';
 
 interface Measured {
   readonly slug: HarnessProvider;
@@ -113,19 +113,21 @@ export async function runTradeCycle(
       if (results.some(({ r }) => !r.ok && r.failure.type === 'deadline')) {
         return abandon(token.chain, token.symbol);
       }
-      // The baseline: the largest count among providers scored on the cell (provider failures are 0).
-      let max = 0;
+      // Scored by the one rule the deterministic dataset also applies (cell-score.ts); the union
+      // is over the hashes of the providers that answered, a failure adds none.
       const okSets: DigestSet[] = [];
-      let scored = 0;
-      for (const { r } of results) {
-        if (r.ok) {
-          max = Math.max(max, r.value.hashes.size);
-          okSets.push(r.value.hashes);
-          scored++;
-        } else if (blame(r.failure) === 'provider') scored++;
-      }
+      for (const { r } of results) if (r.ok) okSets.push(r.value.hashes);
+      const score = scoreCell({
+        chain: token.chain,
+        token: token.symbol,
+        at,
+        outcomes: results.map(({ m, r }) => ({ provider: m.slug, outcome: outcomeOf(r) })),
+        unionCount: unionSize(okSets),
+      });
+      samples.push(...score.samples);
       const providers: CellProviderOutcome[] = [];
-      for (const { m, r, durationMs } of results) {
+      results.forEach(({ m, r, durationMs }, i) => {
+        const s = score.providers[i];
         const labels = { provider: m.slug, chain: token.chain, token: token.symbol };
         if (!r.ok) {
           const f = r.failure;
@@ -135,52 +137,45 @@ export async function runTradeCycle(
             provider: m.slug,
             error_type: f.type,
           });
-          if (blame(f) === 'ours') {
+          if (!s) {
             removeGauges(rt, labels);
             providers.push({ provider: m.slug, status: 'excluded', failure: f, durationMs });
-            continue;
+            return;
           }
           m.probes++;
           m.zeroCells++;
-          if (is5xx(f)) m.fiveXx++;
-          const pct = capturePct(0, max);
-          pushCell(samples, labels, at, { count: 0, pct, probe: 0, capped: false });
-          setGauges(rt, labels, 0, pct, 0);
+          if (s.fiveXx) m.fiveXx++;
+          setGauges(rt, labels, 0, s.pct, 0);
           providers.push({
             provider: m.slug,
             status: 'zero',
             count: 0,
-            ...(pct !== null ? { capturePct: pct } : {}),
+            ...(s.pct !== null ? { capturePct: s.pct } : {}),
             failure: f,
             durationMs,
           });
-          continue;
+          return;
         }
+        if (!s) return; // scoreCell returns null only for a failure on our side
         const v = r.value;
-        const count = v.hashes.size;
-        const pct = capturePct(count, max);
         m.probes++;
         m.okCells++;
-        m.total += count;
-        pushCell(samples, labels, at, { count, pct, probe: 1, capped: v.capped });
-        setGauges(rt, labels, count, pct, 1);
+        m.total += s.count;
+        setGauges(rt, labels, s.count, s.pct, 1);
         rt.metrics.tokenTradeCapped.set(labels, v.capped ? 1 : 0);
         providers.push({
           provider: m.slug,
           status: 'ok',
-          count,
-          ...(pct !== null ? { capturePct: pct } : {}),
+          count: s.count,
+          ...(s.pct !== null ? { capturePct: s.pct } : {}),
           capped: v.capped,
           pages: v.pages,
           durationMs,
         });
-      }
-      let unionCount: number | undefined;
-      if (scored > 0) {
-        unionCount = unionSize(okSets);
-        const labels = { chain: token.chain, token: token.symbol };
-        samples.push({ metric: METRICS.tokenTradeUnionCount, labels, t: at, v: unionCount });
-        rt.metrics.tokenTradeUnionCount.set(labels, unionCount);
+      });
+      const unionCount = score.unionCount;
+      if (unionCount !== undefined) {
+        rt.metrics.tokenTradeUnionCount.set({ chain: token.chain, token: token.symbol }, unionCount);
       }
       const report = {
         chain: token.chain,
@@ -193,16 +188,10 @@ export async function runTradeCycle(
     },
   );
 
-  // One sample per provider and cycle says whether it was a cycle of 5xx; the unresponsive marker
-  // is derived from these samples alone (core/unresponsive.ts).
+  // One provider_cycle_5xx sample per provider scored this cycle feeds the unresponsive marker.
   for (const m of measured) {
-    if (m.probes === 0) continue;
-    samples.push({
-      metric: METRICS.providerCycle5xx,
-      labels: { benchmark: bench, provider: m.slug },
-      t: at,
-      v: isFiveXxCycle(m.fiveXx, m.probes) ? 1 : 0,
-    });
+    const s = cycleFiveXxSample(bench, m.slug, at, m.fiveXx, m.probes);
+    if (s) samples.push(s);
   }
   const written = await writeCycle(rt, spec.slug, at, samples);
   const unresponsive = await markUnresponsive(rt, bench, at, measured);
@@ -224,6 +213,13 @@ export async function runTradeCycle(
     cells: cells.filter((c): c is CellReport => c !== null),
     unresponsive,
   };
+}
+
+/** The scoring's view of a fetch: blame decides whether a failure is the provider's or ours. */
+function outcomeOf(r: Result<TradeFetch>): CellOutcome {
+  if (r.ok) return { kind: 'ok', count: r.value.hashes.size, capped: r.value.capped };
+  if (blame(r.failure) === 'ours') return { kind: 'ours' };
+  return { kind: 'provider_failure', fiveXx: is5xx(r.failure) };
 }
 
 /** Exports the marker as derived from the stored cycles (the same rule the publication applies). */
@@ -253,23 +249,6 @@ async function markUnresponsive(
     if (!marked && before.has(m.slug)) rt.log('info', `${m.slug} responsive again`);
   }
   return out;
-}
-
-type CellLabels = { provider: string; chain: string; token: string };
-
-function pushCell(
-  samples: Sample[],
-  labels: CellLabels,
-  t: number,
-  c: { count: number; pct: number | null; probe: number; capped: boolean },
-): void {
-  samples.push(
-    { metric: METRICS.tokenTradeCount, labels, t, v: c.count },
-    { metric: METRICS.tokenTradeProbeOk, labels, t, v: c.probe },
-    { metric: METRICS.tokenTradeCapped, labels, t, v: c.capped ? 1 : 0 },
-  );
-  // No capture sample without a baseline (every provider returned zero): 0/0 is not a score.
-  if (c.pct !== null) samples.push({ metric: METRICS.tokenTradeCapturePct, labels, t, v: c.pct });
 }
 
 function setGauges(

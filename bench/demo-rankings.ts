@@ -2,7 +2,9 @@
  * Prints the demo's published answers (seeded simulator, real harness cycles, a fixed clock) so a
  * change of methodology can be compared before and after on identical inputs:
  * the unfiltered and per-chain token-trade rankings, the network-coverage ranking, and the compare
- * answers of every provider pair. Run: npx tsx bench/demo-rankings.ts [--seed 42] [--json]
+ * answers of every provider pair. `--hours-before H` evaluates every view H hours before the demo's
+ * end (e.g. 16: the window then holds the seeded 503 outage and the refused key).
+ * Run: npx tsx bench/demo-rankings.ts [--seed 42] [--hours-before 16] [--json]
  */
 import { Registry } from 'prom-client';
 import { testConfig } from '../src/config.ts';
@@ -13,21 +15,30 @@ import { openDuckDbStore } from '../src/store/duckdb-store.ts';
 
 const i = process.argv.indexOf('--seed');
 const seed = i >= 0 ? Number(process.argv[i + 1]) : 42;
+const j = process.argv.indexOf('--hours-before');
+const hoursBefore = j >= 0 ? Number(process.argv[j + 1]) : 0;
 const NOW = Date.UTC(2026, 10, 20, 12, 7);
+const EVAL = NOW - hoursBefore * 3_600_000;
 const specs = await loadSpecs(new URL('../benchmarks', import.meta.url).pathname);
 const store = await openDuckDbStore({ path: ':memory:' });
 const demo = await startHarnessDemo({ store, specs, metrics: new Registry(), seed, days: 3, now: NOW });
 await demo.stop();
-const pub = createPublication({ specs, store, config: testConfig(), clock: () => NOW });
+const pub = createPublication({ specs, store, config: testConfig(), clock: () => EVAL });
 
-type Row = { slug: string; rank: number | null; ms: { p50: number; mean: number }; sampleSize: number };
+type Row = {
+  slug: string;
+  rank: number | null;
+  ms: { p50: number; mean: number };
+  sampleSize: number;
+  successRate: number;
+};
 const out: Record<string, unknown> = {};
 const show = (title: string, rows: readonly Row[]) => {
   console.log(title);
   for (const r of rows) {
     const extra = r as Row & { noComparison?: boolean; unresponsive?: boolean; unionCapture?: unknown };
     console.log(
-      `  ${String(r.rank ?? '-').padStart(2)} ${r.slug.padEnd(13)} p50 ${String(r.ms.p50).padStart(8)}  mean ${String(r.ms.mean).padStart(8)}  n ${String(r.sampleSize).padStart(4)}${extra.noComparison ? '  noComparison' : ''}${extra.unresponsive ? '  unresponsive' : ''}${extra.unionCapture ? `  union ${JSON.stringify(extra.unionCapture)}` : ''}`,
+      `  ${String(r.rank ?? '-').padStart(2)} ${r.slug.padEnd(13)} p50 ${String(r.ms.p50).padStart(8)}  mean ${String(r.ms.mean).padStart(8)}  n ${String(r.sampleSize).padStart(4)}  ok ${String(r.successRate).padStart(7)}%${extra.noComparison ? '  noComparison' : ''}${extra.unresponsive ? '  unresponsive' : ''}${extra.unionCapture ? `  union ${JSON.stringify(extra.unionCapture)}` : ''}`,
     );
   }
 };

@@ -355,6 +355,16 @@ describe('README: recomputing published numbers from the files', () => {
         const row = p50.find((x) => x.provider === r.slug);
         expect(Number(Number(row?.p50).toPrecision(6)), r.slug).toBe(r.ms.p50);
       }
+      // successRate counts every probe of the day, failed ones included (issue 20, rule 1).
+      const success = await query(await readmeSql('token-trade-success', dir));
+      expect(
+        Object.fromEntries(success.map((r) => [r.provider, Number(Number(r.success_rate).toPrecision(6))])),
+      ).toEqual(
+        Object.fromEntries(
+          trade.rankings.map((r: { slug: string; successRate: number }) => [r.slug, r.successRate]),
+        ),
+      );
+      expect(trade.rankings.some((r: { successRate: number }) => r.successRate < 100)).toBe(true);
     } finally {
       await f.close();
       await rm(dir, { recursive: true, force: true });

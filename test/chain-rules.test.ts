@@ -5,8 +5,6 @@ import { type EvmChainTable, evmChains } from '../src/harness/chains/evm-chains.
 import { KNOWN_CHAINS, knownChainBySlug, type SlugScheme } from '../src/harness/chains/known-chains.ts';
 import { resolveChain } from '../src/harness/chains/resolve.ts';
 import { looksLikeTestnet, testnetReason } from '../src/harness/chains/testnets.ts';
-import type { HarnessProvider } from '../src/harness/config.ts';
-import type { AdapterContext } from '../src/harness/context.ts';
 import { codexNetworks } from '../src/harness/network/codex.ts';
 import { coingeckoNetworks } from '../src/harness/network/coingecko.ts';
 import { coinpaprikaNetworks } from '../src/harness/network/coinpaprika.ts';
@@ -19,6 +17,7 @@ import { simDuneNetworks } from '../src/harness/network/sim-dune.ts';
 import { buildListings, SIM_EVM_ID_BASE } from '../src/sim/networks.ts';
 import { type Simulator, startSimulator } from '../src/sim/server.ts';
 import { type StubServer, startStubServer } from '../src/sim/stub-server.ts';
+import { listingContext } from './helpers/adapter-context.ts';
 
 let evm: EvmChainTable;
 beforeAll(async () => {
@@ -30,24 +29,8 @@ afterEach(async () => {
   for (const c of cleanup.splice(0)) await c();
 });
 
-function adapterCtx(slug: HarnessProvider, baseUrl: string, apiKey?: string): AdapterContext {
-  return {
-    provider: {
-      slug,
-      baseUrl,
-      ...(apiKey ? { apiKey } : {}),
-      timeoutMs: 2000,
-      concurrency: 2,
-      configured: true,
-    },
-    maxPages: 20,
-    maxHashes: 1_000_000,
-    http: { timeoutMs: 2000, maxBodyBytes: 4 << 20, maxRetries: 0, retryMaxWaitMs: 0 },
-  };
-}
-
 async function listFrom(adapter: NetworkAdapter, baseUrl: string, apiKey?: string): Promise<Listing> {
-  const r = await adapter.list(adapterCtx(adapter.provider, baseUrl, apiKey));
+  const r = await adapter.list(listingContext(adapter.provider, baseUrl, apiKey, 4 << 20));
   if (!r.ok) throw new Error(`${adapter.provider}: ${r.failure.type}: ${r.failure.message}`);
   return r.value;
 }

@@ -2,8 +2,6 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type EvmChainTable, evmChains } from '../src/harness/chains/evm-chains.ts';
 import { resolveChain } from '../src/harness/chains/resolve.ts';
-import type { HarnessProvider } from '../src/harness/config.ts';
-import type { AdapterContext } from '../src/harness/context.ts';
 import { codexNetworks } from '../src/harness/network/codex.ts';
 import { coingeckoNetworks } from '../src/harness/network/coingecko.ts';
 import { coinpaprikaNetworks } from '../src/harness/network/coinpaprika.ts';
@@ -20,26 +18,11 @@ import {
   type StubServer,
   startStubServer,
 } from '../src/sim/stub-server.ts';
+import { listingContext } from './helpers/adapter-context.ts';
 
 const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 const fixture = (name: string) =>
   readFileSync(new URL(`./fixtures/providers/${name}`, import.meta.url), 'utf8');
-
-function ctx(slug: HarnessProvider, baseUrl: string, apiKey?: string): AdapterContext {
-  return {
-    provider: {
-      slug,
-      baseUrl,
-      ...(apiKey ? { apiKey } : {}),
-      timeoutMs: 2000,
-      concurrency: 2,
-      configured: true,
-    },
-    maxPages: 20,
-    maxHashes: 1_000_000,
-    http: { timeoutMs: 2000, maxBodyBytes: 1 << 20, maxRetries: 0, retryMaxWaitMs: 0 },
-  };
-}
 
 let stub: StubServer | null = null;
 let evm: EvmChainTable;
@@ -57,7 +40,7 @@ async function run(
   apiKey?: string,
 ): Promise<Awaited<ReturnType<NetworkAdapter['list']>>> {
   stub = await startStubServer(handler);
-  return adapter.list(ctx(adapter.provider, stub.url, apiKey));
+  return adapter.list(listingContext(adapter.provider, stub.url, apiKey));
 }
 
 function counted(r: Awaited<ReturnType<NetworkAdapter['list']>>): string[] {

@@ -1,0 +1,24 @@
+import type { HarnessProvider } from '../../src/harness/config.ts';
+import type { AdapterContext } from '../../src/harness/context.ts';
+
+/** An adapter's context for a listing test against a loopback server: no retries, 20 pages. */
+export function listingContext(
+  slug: HarnessProvider,
+  baseUrl: string,
+  apiKey?: string,
+  maxBodyBytes = 1 << 20,
+): AdapterContext {
+  return {
+    provider: {
+      slug,
+      baseUrl,
+      ...(apiKey ? { apiKey } : {}),
+      timeoutMs: 2000,
+      concurrency: 2,
+      configured: true,
+    },
+    maxPages: 20,
+    maxHashes: 1_000_000,
+    http: { timeoutMs: 2000, maxBodyBytes, maxRetries: 0, retryMaxWaitMs: 0 },
+  };
+}

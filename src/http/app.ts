@@ -126,7 +126,7 @@ function auditWindow(
       ok: false,
       status: 400,
       error: 'bad_query',
-      message: `${DIMENSION_NAMES.join(', ')} narrow a window audit: add window=24h.`,
+      message: `${DIMENSION_NAMES.filter((d) => v[d] !== undefined).join(' and ')} narrows only a window audit: add window=24h.`,
     };
   }
   if (spec?.derivation.mode !== 'window') {

@@ -22,7 +22,7 @@ import { ImageService } from '../src/render/image-service.ts';
 import { ogModelFromStat } from '../src/render/og-model.ts';
 import { OgWorkerClient } from '../src/render/og-worker-client.ts';
 import { registerImageRoutes } from '../src/render/routes.ts';
-import { fakePublication, sampleStats } from '../src/render/sample-stats.ts';
+import { fakePublication, sampleStats } from '../test/fixtures/sample-stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RENDERS = Math.max(30, Number(process.env.BENCH_RENDERS ?? 30));

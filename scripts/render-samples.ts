@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { Stat } from '../src/core/api-schemas.ts';
 import { ImageService } from '../src/render/image-service.ts';
 import { OgWorkerClient } from '../src/render/og-worker-client.ts';
-import { fakePublication, makeStat, sampleStats, series } from '../src/render/sample-stats.ts';
+import { fakePublication, makeStat, sampleStats, series } from '../test/fixtures/sample-stats.ts';
 
 const OUT = resolve(import.meta.dirname, '../out/samples');
 

@@ -13,7 +13,7 @@ import { ImageService, type OgRenderer } from '../src/render/image-service.ts';
 import type { OgRenderResult } from '../src/render/og-render.ts';
 import { OgWorkerClient } from '../src/render/og-worker-client.ts';
 import { createImageService, registerImageRoutes } from '../src/render/routes.ts';
-import { sampleStats } from '../src/render/sample-stats.ts';
+import { sampleStats } from './fixtures/sample-stats.ts';
 
 /** A small stand-in for the real publication: fixed Stat records, swappable, with onChange. */
 function testPublication(stats: readonly Stat[], opts: { peek?: boolean } = {}) {

@@ -4,8 +4,8 @@ import { OG_HEIGHT, OG_WIDTH, type OgChild, type OgNode, ogElement } from '../sr
 import { AWAITING_TEXT, ogModelFromStat } from '../src/render/og-model.ts';
 import { renderOgPng } from '../src/render/og-render.ts';
 import { OgWorkerClient } from '../src/render/og-worker-client.ts';
-import { makeStat, sampleStats } from '../src/render/sample-stats.ts';
 import { fitFontSize } from '../src/render/text-fit.ts';
+import { makeStat, sampleStats } from './fixtures/sample-stats.ts';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 

@@ -7,7 +7,7 @@ import {
 } from '../src/core/sparkline-svg.ts';
 import { type OgChild, type OgNode, ogElement } from '../src/render/og-layout.ts';
 import { ogModelFromStat } from '../src/render/og-model.ts';
-import { sampleStats } from '../src/render/sample-stats.ts';
+import { sampleStats } from './fixtures/sample-stats.ts';
 
 const WAVE = [10, 12, 11, 15, 14, 18, 17, 20];
 const base: SparklineInput = {

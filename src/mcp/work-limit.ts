@@ -1,4 +1,4 @@
-import { Semaphore } from '../harness/semaphore.ts';
+import { Semaphore } from '../concurrency/semaphore.ts';
 import { type LoadShedder, loadShedder } from '../load-shed.ts';
 import type { PromQueryEngine } from './promql/result.ts';
 

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import type { PrometheusStoreOptions } from './prometheus-store.ts';
+import { type PrometheusStoreOptions, StoreConfigError, validateEngineUrl } from './prometheus-options.ts';
+
+// The loader's callers catch StoreConfigError from here.
+export { StoreConfigError, validateEngineUrl };
 
 /** Which `SampleStore` the service runs on: the embedded DuckDB file, or a Prometheus-compatible engine. */
 export type StoreConfig =
@@ -10,33 +13,6 @@ export type StoreConfig =
       /** SNAPSHOT_DIR: frozen days as files every replica reads (default DATA_DIR/snapshots). */
       readonly snapshotDir?: string;
     };
-
-export class StoreConfigError extends Error {
-  override readonly name = 'StoreConfigError';
-}
-
-/**
- * An engine URL: http(s), no credentials (they go in PROMETHEUS_BEARER_TOKEN or
- * PROMETHEUS_BASIC_AUTH, which never end up in logs), no query or fragment (paths are appended).
- */
-export function validateEngineUrl(name: string, raw: string): string {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw new StoreConfigError(`${name} must be an http(s) URL (got "${raw}")`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new StoreConfigError(`${name} must use http or https (got "${raw}")`);
-  }
-  if (u.username || u.password) {
-    throw new StoreConfigError(
-      `${name} must not carry credentials; use PROMETHEUS_BASIC_AUTH or PROMETHEUS_BEARER_TOKEN (got "${u.host}${u.pathname}")`,
-    );
-  }
-  if (u.search || u.hash) throw new StoreConfigError(`${name} must have no query or fragment (got "${raw}")`);
-  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
-}
 
 function positiveInt(name: string, raw: string | undefined, fallback: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;

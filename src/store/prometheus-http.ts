@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Semaphore } from '../harness/semaphore.ts';
+import { Semaphore } from '../concurrency/semaphore.ts';
 
 export interface PrometheusHttpOptions {
   readonly timeoutMs: number;

@@ -1,6 +1,8 @@
 import type { CitableIndex, Compare, Filters, Series, Stat } from '../core/api-schemas.ts';
 import type { SeriesRange } from '../core/series.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
+import type { Site } from '../core/urls.ts';
+import type { Store } from '../store/sample-store.ts';
 
 /** A computed view kept as serialized bytes; serving it does no JSON work. */
 export interface Served<T> {
@@ -9,6 +11,16 @@ export interface Served<T> {
   readonly body: Uint8Array<ArrayBuffer>;
   /** Strong ETag, quoted, derived from the bytes. */
   readonly etag: string;
+}
+
+/** What the parts of the publication façade are built with; each takes only the fields it uses. */
+export interface PublicationContext {
+  readonly specs: readonly BenchmarkSpec[];
+  readonly bySlug: ReadonlyMap<string, BenchmarkSpec>;
+  readonly store: Store;
+  readonly clock: () => number;
+  /** Site name, base URL and whether the data is simulated, as of now (it can turn simulated). */
+  readonly site: () => Site;
 }
 
 export type FilterResolution =

@@ -1,0 +1,235 @@
+import type { CitableIndex } from '../core/api-schemas.ts';
+import { canonicalJson } from '../core/canonical-json.ts';
+import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
+import { putSnapshots } from '../store/sample-store.ts';
+import { citableIndex } from './citable-index.ts';
+import { computeStat, specMetrics } from './compute.ts';
+import { type ServedText, serveText } from './served.ts';
+import { guarded } from './store-guard.ts';
+import { type PublicationContext, type Served, UnknownBenchmarkError } from './types.ts';
+
+/**
+ * A day is frozen once, this long after it closes (00:00 UTC). Every sample of a day is written by
+ * then: a cycle's samples carry its slot time and a cycle ends before its deadline, which falls
+ * before the next slot, so a day's last cycle (23:30 or 18:00) has written everything by 00:00.
+ */
+export const FREEZE_GRACE_MS = 10 * 60_000;
+
+/** Start of the newest day that is not closed-and-frozen-due at `now` (days before it are). */
+export function closedBefore(now: number): number {
+  return dayStart(now - FREEZE_GRACE_MS);
+}
+
+export type SnapshotResult =
+  | { kind: 'frozen'; served: Served<CitableIndex> | ServedText; day: string }
+  | { kind: 'live'; served: Served<CitableIndex>; day: string }
+  | { kind: 'bad_date'; message: string }
+  | { kind: 'not_frozen'; message: string };
+
+export type DayResult =
+  | { kind: 'ok'; day: string; start: number }
+  | { kind: 'today'; day: string; start: number }
+  | { kind: 'bad_date'; message: string }
+  | { kind: 'not_frozen'; message: string };
+
+export interface DayFreezerOptions extends PublicationContext {
+  /** Today's snapshot: the live index. */
+  readonly liveIndex: () => Promise<Served<CitableIndex>>;
+}
+
+/**
+ * Closed days: freezing each one's Stats, spec text and index once, and serving those bytes
+ * forever (results are dated and never overwritten).
+ */
+export class DayFreezer {
+  private readonly freezing = new Map<string, Promise<void>>();
+  /** Frozen bytes never change: once read they are held here (bounded). */
+  private readonly frozen = new Map<string, ServedText>();
+  private freezeTimer: NodeJS.Timeout | undefined;
+  /** First UTC day with any sample (undefined: not read yet). */
+  private firstDayStart: number | null | undefined;
+  /** Last day frozen so far (its start, epoch ms); later writes into it or before are late. */
+  private frozenThrough = Number.NEGATIVE_INFINITY;
+  private late = 0;
+  private closed = false;
+
+  constructor(private readonly opts: DayFreezerOptions) {}
+
+  /** Appends that carried samples for an already frozen day (they change nothing published). */
+  get lateWrites(): number {
+    return this.late;
+  }
+
+  /** An append wrote samples from `minT` on. */
+  noteSamples(minT: number): void {
+    if (this.firstDayStart !== undefined && (this.firstDayStart === null || minT < this.firstDayStart)) {
+      this.firstDayStart = dayStart(minT);
+    }
+    if (dayStart(minT) <= this.frozenThrough) this.late++;
+  }
+
+  /** First UTC day with any sample of any benchmark, or null when the store is empty (read once). */
+  async firstDay(): Promise<number | null> {
+    if (this.firstDayStart !== undefined) return this.firstDayStart;
+    const bounds = await guarded(() => this.opts.store.timeBounds(this.opts.specs.flatMap(specMetrics)));
+    // An append may have set it meanwhile; keep the earlier of the two.
+    const first = bounds === null ? null : dayStart(bounds.min);
+    if (this.firstDayStart === undefined || this.firstDayStart === null) this.firstDayStart = first;
+    else if (first !== null) this.firstDayStart = Math.min(this.firstDayStart, first);
+    return this.firstDayStart;
+  }
+
+  /** Validates a requested day and says why it cannot be served (the real reason, not "malformed"). */
+  async checkDay(day: string): Promise<DayResult> {
+    const parsed = parseDay(day);
+    if (!parsed.ok) return { kind: 'bad_date', message: parsed.message };
+    const now = this.opts.clock();
+    const today = dayStart(now);
+    if (parsed.start > today) return { kind: 'bad_date', message: `${day} is in the future.` };
+    if (parsed.start === today) return { kind: 'today', day, start: parsed.start };
+    const first = await this.firstDay();
+    if (first === null || parsed.start < first) {
+      const since =
+        first === null
+          ? 'no data has been recorded yet'
+          : `the first is ${new Date(first).toISOString().slice(0, 10)}`;
+      return { kind: 'bad_date', message: `${day} is before the first snapshot (${since}).` };
+    }
+    if (parsed.start >= closedBefore(now)) {
+      return {
+        kind: 'not_frozen',
+        message: `${day} is frozen ${FREEZE_GRACE_MS / 60_000} minutes after it closes; retry shortly.`,
+      };
+    }
+    return { kind: 'ok', day, start: parsed.start };
+  }
+
+  private async readFrozen(key: string): Promise<ServedText | null> {
+    const hit = this.frozen.get(key);
+    if (hit) return hit;
+    const stored = await guarded(() => this.opts.store.getSnapshot(key));
+    if (!stored) return null;
+    const served = { body: stored.body as Uint8Array<ArrayBuffer>, etag: stored.etag };
+    if (this.frozen.size >= 2000) this.frozen.clear();
+    this.frozen.set(key, served);
+    return served;
+  }
+
+  /**
+   * Day snapshots are real: today is the live index; a closed day is served from the bytes frozen
+   * shortly after it closed (or at start-up), byte-identical forever, whatever arrives later.
+   */
+  async snapshot(day: string): Promise<SnapshotResult> {
+    const d = await this.checkDay(day);
+    if (d.kind === 'today') return { kind: 'live', served: await this.opts.liveIndex(), day };
+    if (d.kind !== 'ok') return d;
+    const served = await this.readFrozen(`citable:${day}`);
+    if (!served) return { kind: 'not_frozen', message: `${day} has no frozen snapshot.` };
+    return { kind: 'frozen', served, day };
+  }
+
+  /**
+   * The frozen Stat of a closed day, served byte-identical forever. `today` when the day is the
+   * current one (its values are live), `not_frozen`/`bad_date` with the real reason otherwise.
+   */
+  async frozenStat(
+    slug: string,
+    day: string,
+  ): Promise<{ kind: 'ok'; served: ServedText } | Exclude<DayResult, { kind: 'ok' }>> {
+    if (!this.opts.bySlug.has(slug)) throw new UnknownBenchmarkError(slug);
+    const d = await this.checkDay(day);
+    if (d.kind !== 'ok') return d;
+    const served = await this.readFrozen(`stat:${slug}:${day}`);
+    if (!served) return { kind: 'not_frozen', message: `${day} has no frozen snapshot.` };
+    return { kind: 'ok', served };
+  }
+
+  /**
+   * Freezes one closed day: each benchmark's unfiltered Stat evaluated at the day's last
+   * millisecond from that day's samples, with every link pinned to the day, the index of those
+   * Stats, and the spec text they were computed with, all serialized canonically. Stored once:
+   * an existing snapshot is never rewritten. The index goes last, so it marks a complete freeze.
+   */
+  freezeDay(day: string): Promise<void> {
+    const running = this.freezing.get(day);
+    if (running) return running;
+    const { store, specs } = this.opts;
+    const p = guarded(async () => {
+      if (await store.getSnapshot(`citable:${day}`)) return;
+      const parsed = parseDay(day);
+      if (!parsed.ok) throw new Error(parsed.message);
+      const stats = await Promise.all(
+        specs.map((s) =>
+          computeStat(store, s, null, dayEnd(parsed.start), this.opts.site(), { pinDay: day }),
+        ),
+      );
+      // One batch where the store has one (a DuckDB insert costs ~4 ms whatever its size: 1,000
+      // Stats one by one took 6.2 s of a start-up, 96 ms as one transaction).
+      const entries = stats.map((st) => ({ key: `stat:${st.slug}:${day}`, ...serveText(canonicalJson(st)) }));
+      entries.push({ key: `specs:${day}`, ...serveText(canonicalJson(specs)) });
+      await putSnapshots(store, entries);
+      const index = serveText(canonicalJson(citableIndex(stats, this.opts.bySlug, this.opts.site(), day)));
+      await store.putSnapshot(`citable:${day}`, index.body, index.etag);
+    }).finally(() => this.freezing.delete(day));
+    this.freezing.set(day, p);
+    return p;
+  }
+
+  /** Closed days from the first day with data, newest first (the one most likely to be asked for). */
+  private async closedDays(): Promise<number[]> {
+    const first = await this.firstDay();
+    const until = closedBefore(this.opts.clock());
+    const out: number[] = [];
+    if (first !== null) for (let d = until - DAY_MS; d >= first; d -= DAY_MS) out.push(d);
+    return out;
+  }
+
+  /** Freezes one closed day unless it is frozen; true when it was frozen now. */
+  private async freezeOne(d: number): Promise<boolean> {
+    const day = new Date(d).toISOString().slice(0, 10);
+    const had = await guarded(() => this.opts.store.getSnapshot(`citable:${day}`));
+    if (!had) await this.freezeDay(day);
+    this.frozenThrough = Math.max(this.frozenThrough, d);
+    return !had;
+  }
+
+  /** Freezes every closed day that is not frozen yet; returns how many it froze. */
+  async freezeClosedDays(): Promise<number> {
+    let n = 0;
+    for (const d of await this.closedDays()) if (await this.freezeOne(d)) n++;
+    return n;
+  }
+
+  /**
+   * Freezes the newest closed day now (the returned promise: a start-up waits for it), every older
+   * closed day not frozen yet in the background (a first start on 90 days of history must not hold
+   * back the first request; until then such a day answers "not frozen yet, retry shortly"), then
+   * `andThen` (in the background too), then each day again at 00:00 UTC plus the grace period.
+   */
+  start(onError: (e: unknown) => void, andThen: (closedBefore: number) => Promise<unknown>): Promise<void> {
+    const tick = async () => {
+      const [newest, ...older] = await this.closedDays().catch((e: unknown) => {
+        onError(e);
+        return [] as number[];
+      });
+      if (newest !== undefined) await this.freezeOne(newest).catch(onError);
+      void (async () => {
+        for (const d of older) {
+          if (this.closed) return;
+          await this.freezeOne(d).catch(onError);
+        }
+        await andThen(closedBefore(this.opts.clock()));
+      })();
+      if (this.closed) return;
+      const next = dayStart(this.opts.clock()) + DAY_MS + FREEZE_GRACE_MS;
+      this.freezeTimer = setTimeout(() => void tick(), Math.max(1000, next - this.opts.clock()));
+      this.freezeTimer.unref();
+    };
+    return tick();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.freezeTimer) clearTimeout(this.freezeTimer);
+  }
+}

@@ -1,0 +1,78 @@
+import type { Freshness } from '../core/api-schemas.ts';
+import { durationMs } from '../core/spec-schema.ts';
+import { viewStatus } from '../core/stat.ts';
+import { specMetrics } from './compute.ts';
+import { guarded } from './store-guard.ts';
+import type { PublicationContext } from './types.ts';
+
+/** Newest sample time per benchmark, kept from appends so freshness never queries the store. */
+export class FreshnessTracker {
+  private readonly lastSample = new Map<string, number>();
+  private ready: Promise<void> | undefined;
+  private known = false;
+  private changes = 0;
+
+  constructor(private readonly ctx: Pick<PublicationContext, 'specs' | 'store' | 'clock'>) {}
+
+  /** Bumped whenever a newest sample time changes (what /api/freshness shows besides the clock). */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** An append wrote samples up to `maxT` for these benchmarks. */
+  noteSamples(slugs: ReadonlySet<string>, maxT: number): void {
+    for (const s of slugs) this.lastSample.set(s, Math.max(this.lastSample.get(s) ?? maxT, maxT));
+    this.changes++;
+  }
+
+  private async ensureLastSample(): Promise<void> {
+    this.ready ??= guarded(async () => {
+      for (const spec of this.ctx.specs) {
+        const b = await this.ctx.store.timeBounds(specMetrics(spec));
+        if (b) this.lastSample.set(spec.slug, Math.max(this.lastSample.get(spec.slug) ?? b.max, b.max));
+      }
+      this.known = true;
+      this.changes++;
+    }).catch((e: unknown) => {
+      this.ready = undefined;
+      throw e;
+    });
+    return this.ready;
+  }
+
+  /**
+   * Every benchmark with data keeps its newest sample time in `freshness` (stale ones included);
+   * `status` says for each whether it is stale (the Stat's rule, `viewStatus`) or a draft (never
+   * measured). `now` and the ages are per request; the store is read once per process.
+   */
+  async freshness(): Promise<Freshness> {
+    await this.ensureLastSample();
+    return this.freshnessNow();
+  }
+
+  /** /api/freshness without a promise once the newest sample times are known; else undefined. */
+  peek(): Freshness | undefined {
+    return this.known ? this.freshnessNow() : undefined;
+  }
+
+  private freshnessNow(): Freshness {
+    const now = this.ctx.clock();
+    const freshness: Record<string, number> = {};
+    const status: Freshness['status'] = {};
+    for (const spec of this.ctx.specs) {
+      const last = this.lastSample.get(spec.slug);
+      if (last === undefined) {
+        status[spec.slug] = { lastSampleAt: null, ageSeconds: null, stale: false, draft: true };
+        continue;
+      }
+      freshness[spec.slug] = last;
+      status[spec.slug] = {
+        lastSampleAt: new Date(last).toISOString(),
+        ageSeconds: Math.max(0, Math.floor((now - last) / 1000)),
+        stale: viewStatus(false, last, now, durationMs(spec.cadence)) === 'stale',
+        draft: false,
+      };
+    }
+    return { now, freshness, status };
+  }
+}

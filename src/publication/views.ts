@@ -1,0 +1,266 @@
+import type { Audit, CitableIndex, Compare, Featured, Filters, Series, Stat } from '../core/api-schemas.ts';
+import { buildCompare } from '../core/compare.ts';
+import { DAY_MS } from '../core/dates.ts';
+import { buildFeatured } from '../core/featured.ts';
+import { llmContextMarkdown } from '../core/markdown.ts';
+import { providerName } from '../core/providers.ts';
+import type { SeriesRange } from '../core/series.ts';
+import { DIMENSION_NAMES } from '../core/spec-schema.ts';
+import { buildAudit } from './audit.ts';
+import { citableIndex } from './citable-index.ts';
+import { checkComparePair } from './compare-pair.ts';
+import { compareRowFor } from './compare-rows.ts';
+import { computeStat } from './compute.ts';
+import { LastGoodStats } from './last-good.ts';
+import { computeSeries } from './series-view.ts';
+import { type ServedText, serve, serveText } from './served.ts';
+import { guarded } from './store-guard.ts';
+import { type CompareResult, type PublicationContext, type Served, UnknownBenchmarkError } from './types.ts';
+import { ViewCache } from './view-cache.ts';
+
+/** The group of views built from every benchmark (index, llm-context, featured, compare). */
+const ALL = '__all__';
+
+function filterSig(filters: Filters | null): string {
+  if (!filters) return '';
+  return DIMENSION_NAMES.filter((d) => filters[d] !== undefined)
+    .map((d) => `${d}=${filters[d]}`)
+    .join('&');
+}
+
+function seriesKey(
+  slug: string,
+  filters: Filters | null,
+  range: SeriesRange,
+  providers: readonly string[] | null,
+): string {
+  return `series:${slug}?${range}&${filterSig(filters)}&${providers?.join(',') ?? ''}`;
+}
+
+/**
+ * Every live view (Stat, series, audit, compare, index, llm-context, featured) and its cache. A
+ * benchmark's new samples drop its own views and every view built from all benchmarks.
+ */
+export class Views {
+  private readonly stats: ViewCache<Served<Stat>>;
+  /** Series views, invalidated with the Stats of the same benchmark. */
+  private readonly seriesViews: ViewCache<Served<Series>>;
+  private readonly aggregates: ViewCache<Served<unknown> | ServedText>;
+  /** Audits (live or pinned to a day's end), invalidated with the Stats of the same benchmark. */
+  private readonly audits: ViewCache<Served<Audit>>;
+  /**
+   * Each Stat as it stood 24 h ago (the movers of /api/search/featured). New samples do not change
+   * it, only a late write into that past does; it ages out like any view as the window slides.
+   */
+  private readonly dayAgo: ViewCache<Stat>;
+  private readonly lastGood: LastGoodStats;
+  /** Every provider slug some spec measures (compare validates against it without a scan). */
+  private readonly measured: ReadonlySet<string>;
+
+  /** `maxViewAgeMs`: live views are recomputed at least this often, since the 24 h window slides. */
+  constructor(
+    private readonly ctx: PublicationContext,
+    maxViewAgeMs: number,
+  ) {
+    // Room for every benchmark's views (unfiltered, filtered, series ranges) before a cache clears.
+    const room = Math.max(5000, 20 * ctx.specs.length);
+    // A view that only aged out is answered for up to one more maxAge while it is recomputed.
+    const cache = <T>() => new ViewCache<T>(maxViewAgeMs, ctx.clock, room, maxViewAgeMs);
+    this.stats = cache();
+    this.seriesViews = cache();
+    this.aggregates = cache();
+    this.audits = cache();
+    this.dayAgo = cache();
+    this.lastGood = new LastGoodStats(room);
+    this.measured = new Set(ctx.specs.flatMap((s) => s.providers.map((p) => p.slug)));
+  }
+
+  /** New samples (from `minT` on) for these benchmarks. */
+  invalidate(slugs: ReadonlySet<string>, minT: number): void {
+    for (const s of slugs) {
+      this.stats.invalidate(s);
+      this.seriesViews.invalidate(s);
+      this.audits.invalidate(s);
+      if (minT <= this.ctx.clock() - DAY_MS) this.dayAgo.invalidate(s);
+    }
+    this.aggregates.invalidate(ALL);
+  }
+
+  /** Drops every view (they were built as measured data, and the data turned out simulated). */
+  clear(): void {
+    this.stats.clear();
+    this.seriesViews.clear();
+    this.aggregates.clear();
+    this.audits.clear();
+    this.dayAgo.clear();
+  }
+
+  /**
+   * True while a served view (Stat, series, audit, compare, index, llm-context, featured) is the
+   * one a request would get now: not invalidated by samples, not past its age, not replaced. (Frozen
+   * bytes need no asking: they never change.) The HTTP hot path asks this before every replay.
+   */
+  isCurrent(served: object): boolean {
+    return (
+      this.stats.holds(served) ||
+      this.aggregates.holds(served) ||
+      this.seriesViews.holds(served) ||
+      this.audits.holds(served)
+    );
+  }
+
+  /** A view evaluated at an arbitrary time, uncached (snapshots, 24 h comparisons). */
+  statAt(slug: string, filters: Filters | null, evalTime: number): Promise<Stat> {
+    const spec = this.ctx.bySlug.get(slug);
+    if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
+    return guarded(() => computeStat(this.ctx.store, spec, filters, evalTime, this.ctx.site()));
+  }
+
+  stat(slug: string, filters: Filters | null): Promise<Served<Stat>> {
+    const spec = this.ctx.bySlug.get(slug);
+    if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
+    const key = `${slug}?${filterSig(filters)}`;
+    return this.stats.get(key, slug, () =>
+      this.lastGood.orLastGood(key, () =>
+        guarded(async () =>
+          serve(await computeStat(this.ctx.store, spec, filters, this.ctx.clock(), this.ctx.site())),
+        ),
+      ),
+    );
+  }
+
+  /** Served bytes for the hot path, or undefined when the view must be (re)computed. */
+  peekStat(slug: string, filters: Filters | null): Served<Stat> | undefined {
+    return this.stats.peek(`${slug}?${filterSig(filters)}`);
+  }
+
+  /**
+   * GET /api/series/{slug}: each provider's value on a fixed grid, as the Stat would have published
+   * it at each point. Cached and invalidated with the benchmark's Stats.
+   */
+  series(
+    slug: string,
+    filters: Filters | null,
+    range: SeriesRange,
+    providers: readonly string[] | null,
+  ): Promise<Served<Series>> {
+    const spec = this.ctx.bySlug.get(slug);
+    if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
+    return this.seriesViews.get(seriesKey(slug, filters, range, providers), slug, () =>
+      guarded(async () =>
+        serve(
+          await computeSeries(this.ctx.store, {
+            spec,
+            filters,
+            range,
+            providers,
+            evalTime: this.ctx.clock(),
+            simulated: this.ctx.site().simulated === true,
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** Served bytes of a cached series, or undefined. */
+  peekSeries(
+    slug: string,
+    filters: Filters | null,
+    range: SeriesRange,
+    providers: readonly string[] | null,
+  ): Served<Series> | undefined {
+    return this.seriesViews.peek(seriesKey(slug, filters, range, providers));
+  }
+
+  /**
+   * The raw measurements behind one provider's row; null for a provider the benchmark does not
+   * declare. `window`: every cycle of the Stat's window, narrowed by the Stat's filters.
+   */
+  async audit(
+    slug: string,
+    provider: string,
+    evalTime?: number,
+    window?: { readonly filters: Filters | null },
+  ): Promise<Served<Audit> | null> {
+    const spec = this.ctx.bySlug.get(slug);
+    if (!spec) throw new UnknownBenchmarkError(slug);
+    if (!spec.providers.some((p) => p.slug === provider)) return null;
+    // Live audits are cached like Stats (recomputed on new samples or after maxViewAgeMs); a
+    // day-pinned one is cached under its day's end and dropped only when its benchmark changes.
+    const scope = window ? `?window&${filterSig(window.filters)}` : '';
+    const key = `${slug}/${provider}@${evalTime ?? 'live'}${scope}`;
+    return this.audits.get(key, slug, () =>
+      guarded(async () =>
+        serve(
+          await buildAudit(
+            this.ctx.store,
+            spec,
+            provider,
+            evalTime ?? this.ctx.clock(),
+            this.ctx.site(),
+            window ? { window } : {},
+          ),
+        ),
+      ),
+    );
+  }
+
+  private async allStats(): Promise<Stat[]> {
+    return Promise.all(this.ctx.specs.map(async (s) => (await this.stat(s.slug, null)).value));
+  }
+
+  peekCitable(): Served<CitableIndex> | undefined {
+    return this.aggregates.peek('citable') as Served<CitableIndex> | undefined;
+  }
+
+  /** The live index of /api/citable. */
+  citable(): Promise<Served<CitableIndex>> {
+    return this.aggregates.get('citable', ALL, async () =>
+      serve(citableIndex(await this.allStats(), this.ctx.bySlug, this.ctx.site(), null)),
+    ) as Promise<Served<CitableIndex>>;
+  }
+
+  llmContext(): Promise<ServedText> {
+    return this.aggregates.get('llm', ALL, async () =>
+      serveText(llmContextMarkdown(await this.allStats(), this.ctx.site())),
+    );
+  }
+
+  featured(): Promise<Served<Featured>> {
+    return this.aggregates.get('featured', ALL, async () => {
+      const now = await this.allStats();
+      const then = this.ctx.clock() - DAY_MS;
+      const dayAgo = new Map<string, Stat>();
+      for (const s of now) {
+        if (s.status === 'draft') continue;
+        dayAgo.set(s.slug, await this.dayAgo.get(s.slug, s.slug, () => this.statAt(s.slug, null, then)));
+      }
+      return serve(buildFeatured(now, dayAgo));
+    }) as Promise<Served<Featured>>;
+  }
+
+  async compare(a: string, b: string): Promise<CompareResult> {
+    const pair = checkComparePair(a, b, this.ctx.specs, this.measured);
+    if (!pair.ok) return pair;
+    // Computed once per change of its inputs: any benchmark's samples can change a pair's rows.
+    const served = await this.aggregates.get(`compare:${a}:${b}`, ALL, async () => {
+      const evalTime = this.ctx.clock();
+      const rows = await guarded(() =>
+        Promise.all(
+          pair.shared.map(async (spec) =>
+            compareRowFor(this.ctx.store, spec, (await this.stat(spec.slug, null)).value, a, b, evalTime),
+          ),
+        ),
+      );
+      return serve(
+        buildCompare(
+          { slug: a, name: providerName(a) },
+          { slug: b, name: providerName(b) },
+          rows,
+          this.ctx.site(),
+        ),
+      );
+    });
+    return { ok: true, served: served as Served<Compare> };
+  }
+}

@@ -3,7 +3,10 @@ import { registerPageRoutes } from './pages/routes.ts';
 import { createImageService, registerImageRoutes } from './render/routes.ts';
 import type { RouteRegistrar } from './service.ts';
 
-/** Route modules beyond the JSON API (images, MCP, HTML pages), wired in one place. */
+/**
+ * Route modules beyond the JSON API (images, MCP, HTML pages), wired in one place. The pages
+ * module returns the site's HTML error page, which the HTTP layer uses for browsers' 404s.
+ */
 export const defaultRoutes: readonly RouteRegistrar[] = [
   (app, core) => {
     const images = createImageService(core);

@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { BenchmarkSpec } from './core/spec-schema.ts';
-import { buildApp } from './http/app.ts';
+import { buildApp, type RouteExtras } from './http/app.ts';
 import { HotPath } from './http/hot-path.ts';
 import { CACHE } from './http/respond.ts';
 import { loadShedder } from './load-shed.ts';
@@ -116,7 +116,9 @@ export type ServiceCore = Omit<Service, 'app' | 'hotPath' | 'listen' | 'drain' |
   onClose(fn: () => Promise<void> | void): void;
 };
 
-export type RouteRegistrar = (app: Hono, core: ServiceCore) => void;
+/** Mounts a route module; the pages module hands back the site's HTML error page. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a module that only adds routes returns nothing
+export type RouteRegistrar = (app: Hono, core: ServiceCore) => RouteExtras | void;
 
 /** Samples the engine store dropped past its write buffer while the engine was down. */
 export function droppedSamples(registry: Registry): Counter {

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { GET_PATHS } from '../src/http/app.ts';
 import { HotPath, offerHot } from '../src/http/hot-path.ts';
 import { H, NOW } from './helpers/fixture.ts';

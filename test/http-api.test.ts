@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { NOW } from './helpers/fixture.ts';
 import { openApiValidator, type ResponseValidator } from './helpers/openapi.ts';
 import { type Running, startServer } from './helpers/server.ts';

@@ -1,15 +1,35 @@
-import type { Hono } from 'hono';
-import { dayStart } from '../core/dates.ts';
+import type { Context, Hono } from 'hono';
+import { parseDay } from '../core/dates.ts';
 import { etagOf } from '../core/hash.ts';
 import { DATASET_CONTENT_TYPES, DATASET_EXTENSIONS, type DatasetExtension } from '../publication/dataset.ts';
-import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
+import { closedBefore, type Publication } from '../publication/publication.ts';
+import { JSON_TYPE } from './answers.ts';
+import { datasetFileRoute, datasetRoute } from './data-declarations.ts';
 import { FOREVER, type HotSource } from './hot-path.ts';
 import { CACHE, sendBytes, sendError } from './respond.ts';
-
-/** The last day whose freeze is due (its start), as the publication counts it. */
-const closedDay = (now: number) => dayStart(now - FREEZE_GRACE_MS);
+import { openRoute } from './route-kit.ts';
 
 const encoder = new TextEncoder();
+
+type FileName = { ok: true; day: string; ext: DatasetExtension } | { ok: false; response: Response };
+
+/** `YYYY-MM-DD.parquet|csv`, split; a wrong extension is bad_format, a bad day bad_date (checkDay's words). */
+function readFileName(c: Context, file: string): FileName {
+  const m = /^(.{1,32})\.([a-z0-9]{1,16})$/.exec(file);
+  const ext = m?.[2];
+  if (!m || ext === undefined || !(DATASET_EXTENSIONS as readonly string[]).includes(ext)) {
+    return {
+      ok: false,
+      response: sendError(
+        c,
+        400,
+        'bad_format',
+        `"${file.slice(0, 60)}" is not a dataset file: use YYYY-MM-DD.parquet or YYYY-MM-DD.csv.`,
+      ),
+    };
+  }
+  return { ok: true, day: m[1] as string, ext: ext as DatasetExtension };
+}
 
 /** GET /api/dataset (the days with samples) and GET /api/dataset/{YYYY-MM-DD}.{parquet|csv}. */
 export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => number): void {
@@ -17,12 +37,12 @@ export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => 
    * The index changes with appends (today's row) and when a closed day is frozen (its grace period
    * after 00:00 UTC): an answer is replayable, and the index's bytes reusable, while neither moved.
    */
-  const state = () => ({ version: pub.dataset.version, closed: closedDay(clock()) });
+  const state = () => ({ version: pub.dataset.version, closed: closedBefore(clock()) });
   type State = ReturnType<typeof state>;
   const same = (a: State, b: State) => a.version === b.version && a.closed === b.closed;
   const unchanged = (at: State): HotSource => ({ valid: () => same(at, state()), group: null });
   let index: { at: State; body: Uint8Array<ArrayBuffer>; etag: string } | undefined;
-  app.get('/api/dataset', async (c) => {
+  openRoute(app, datasetRoute, async (c) => {
     const at = state();
     if (!index || !same(index.at, at)) {
       const body = encoder.encode(JSON.stringify(await pub.dataset.index()));
@@ -33,44 +53,48 @@ export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => 
       {
         body: index.body,
         etag: index.etag,
-        contentType: 'application/json; charset=utf-8',
+        contentType: JSON_TYPE,
         cacheControl: CACHE.live,
       },
       unchanged(at),
     );
   });
 
-  app.get('/api/dataset/:file', async (c) => {
-    const file = c.req.param('file');
-    const m = /^(.{1,32})\.([a-z0-9]{1,16})$/.exec(file);
-    const ext = m?.[2];
-    if (!m || ext === undefined || !(DATASET_EXTENSIONS as readonly string[]).includes(ext)) {
-      return sendError(
+  openRoute(
+    app,
+    datasetFileRoute,
+    async (c, { params }) => {
+      const name = readFileName(c, params.file);
+      if (!name.ok) return name.response;
+      const { day, ext } = name;
+      const hot = unchanged(state());
+      const r = await pub.dataset.file(day, ext);
+      if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
+      if (r.kind !== 'ok') return sendError(c, 404, r.kind, r.message);
+      return sendBytes(
         c,
-        400,
-        'bad_format',
-        `"${file.slice(0, 60)}" is not a dataset file: use YYYY-MM-DD.parquet or YYYY-MM-DD.csv.`,
-      );
-    }
-    const day = m[1] as string;
-    const hot = unchanged(state());
-    const r = await pub.dataset.file(day, ext as DatasetExtension);
-    if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
-    if (r.kind !== 'ok') return sendError(c, 404, r.kind, r.message);
-    return sendBytes(
-      c,
-      {
-        body: r.file.body,
-        etag: r.file.etag,
-        contentType: DATASET_CONTENT_TYPES[ext as DatasetExtension],
-        // A closed day's files never change; today's grow with every cycle.
-        cacheControl: r.file.frozen ? CACHE.immutable : CACHE.live,
-        headers: {
-          'content-disposition': `attachment; filename="citebench-${day}.${ext}"`,
-          ...(r.file.frozen ? { 'x-snapshot-date': day } : {}),
+        {
+          body: r.file.body,
+          etag: r.file.etag,
+          contentType: DATASET_CONTENT_TYPES[ext],
+          // A closed day's files never change; today's grow with every cycle.
+          cacheControl: r.file.frozen ? CACHE.immutable : CACHE.live,
+          headers: {
+            'content-disposition': `attachment; filename="citebench-${day}.${ext}"`,
+            ...(r.file.frozen ? { 'x-snapshot-date': day } : {}),
+          },
         },
+        r.file.frozen ? FOREVER : hot,
+      );
+    },
+    {
+      // The name's parts explain themselves: extension (bad_format) first, then the day (bad_date).
+      onInvalid: (c, v) => {
+        const name = readFileName(c, v.kind === 'path' ? v.value : '');
+        if (!name.ok) return name.response;
+        const d = parseDay(name.day);
+        return sendError(c, 400, 'bad_date', d.ok ? `${name.day} is not a valid date.` : d.message);
       },
-      r.file.frozen ? FOREVER : hot,
-    );
-  });
+    },
+  );
 }

@@ -1,6 +1,8 @@
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../http/deps.ts';
 import { CACHE } from '../http/respond.ts';
+import { openRoute } from '../http/route-kit.ts';
+import { MCP_PATH, mcpNotAllowedRoutes, mcpPageRoute, mcpRoute } from '../http/site-declarations.ts';
 import type { PrometheusHttp } from '../store/prometheus-http.ts';
 import { MAX_BODY_BYTES, readCappedBody } from './body.ts';
 import { clientAddress, nodeIncoming } from './client-address.ts';
@@ -13,7 +15,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from './sdk-constants.ts';
 import { createMcpCore } from './server.ts';
 import { limitedEngine, PROMQL_LIMIT, WorkLimit } from './work-limit.ts';
 
-export const MCP_PATH = '/api/mcp/mcp';
+export { MCP_PATH };
 
 type ErrorStatus = 400 | 403 | 405 | 413 | 429 | 500;
 
@@ -75,7 +77,7 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
       : { vary: 'Origin' };
   };
 
-  app.post(MCP_PATH, async (c) => {
+  openRoute(app, mcpRoute, async (c) => {
     const { ip, localPort } = clientAddress(c);
     const verdict = policy.check(c.req.header('host'), c.req.header('origin'), localPort);
     if (!verdict.ok) return rpcError(403, -32000, `Forbidden: ${verdict.reason}`);
@@ -126,8 +128,7 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
     rpcError(405, -32000, 'Method not allowed: this MCP server is stateless and answers POST only', {
       allow: 'POST',
     });
-  app.get(MCP_PATH, notAllowed);
-  app.delete(MCP_PATH, notAllowed);
+  for (const route of mcpNotAllowedRoutes) openRoute(app, route, notAllowed, { hidden: true });
 
   app.options(MCP_PATH, (c) => {
     const { localPort } = clientAddress(c);
@@ -147,9 +148,13 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
     });
   });
 
-  app.get('/mcp', () => {
-    return new Response(page, {
-      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': CACHE.doc },
-    });
-  });
+  openRoute(
+    app,
+    mcpPageRoute,
+    () =>
+      new Response(page, {
+        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': CACHE.doc },
+      }),
+    { hidden: true },
+  );
 }

@@ -2,8 +2,17 @@ import type { Context, Hono } from 'hono';
 import type { Filters, Stat } from '../core/api-schemas.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
+import type { RouteExtras } from '../http/app.ts';
 import { ANY_BENCHMARK, FOREVER, type HotSource } from '../http/hot-path.ts';
 import { CACHE, sendBytes } from '../http/respond.ts';
+import { describeViolation, type InvalidHook, openRoute } from '../http/route-kit.ts';
+import {
+  benchmarkPageRoute,
+  comparePageRoute,
+  faviconRoute,
+  homePageRoute,
+  methodologyPageRoute,
+} from '../http/site-declarations.ts';
 import { TextCache } from '../http/text-cache.ts';
 import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
 import type { Served } from '../publication/types.ts';
@@ -40,20 +49,22 @@ export function htmlErrorPage(
   });
 }
 
-/** True when a browser asked for the page (its Accept names HTML); API clients get JSON. */
-export function wantsHtml(c: Context): boolean {
-  return /\btext\/html\b/.test(c.req.header('accept') ?? '');
-}
-
 const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 
-/** The public HTML pages every published URL points at: /, /benchmarks/{slug}, /compare/{a}-vs-{b}. */
-export function registerPageRoutes(app: Hono, pub: Publication, clock: () => number = Date.now): void {
+/**
+ * The public HTML pages every published URL points at: /, /benchmarks/{slug}, /compare/{a}-vs-{b}.
+ * Returns the site's HTML error page, which the HTTP layer shows browsers that hit no route.
+ */
+export function registerPageRoutes(app: Hono, pub: Publication, clock: () => number = Date.now): RouteExtras {
   // Rendered pages keyed by the ETags of the data they show: a page renders once per data version.
   const cache = new TextCache(500);
   const siteName = pub.site.name;
   const htmlError = (c: Context, status: 400 | 404 | 503, title: string, message: string) =>
     htmlErrorPage(status, title, message, pub.site, c.req.url);
+  // A repeated or over-long filter is read as the API reads it, and told in the site's layout.
+  /** Pages are not in the API document: test/route-table.test.ts names them. */
+  const hidden = { hidden: true } as const;
+  const badQuery: InvalidHook = (c, v) => htmlError(c, 400, 'Bad query', describeViolation(v).message);
   const guard = async (c: Context, fn: () => Promise<Response>): Promise<Response> => {
     try {
       return await fn();
@@ -108,11 +119,16 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
     );
     return html(c, page, CACHE.live, pageSource(key, page, served, ANY_BENCHMARK));
   };
-  app.get('/', (c) => {
-    const hit = views(homeKeys());
-    if (hit) return sendHome(c, hit);
-    return guard(c, async () => sendHome(c, await Promise.all(homeKeys().map(([s]) => pub.stat(s, null)))));
-  });
+  openRoute(
+    app,
+    homePageRoute,
+    (c) => {
+      const hit = views(homeKeys());
+      if (hit) return sendHome(c, hit);
+      return guard(c, async () => sendHome(c, await Promise.all(homeKeys().map(([s]) => pub.stat(s, null)))));
+    },
+    hidden,
+  );
 
   /** The label dimension a matrix is drawn for (chain × provider), with its values. */
   const matrixKeys = (slug: string): Array<readonly [string, Filters | null, string, string, string]> => {
@@ -126,94 +142,118 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
     return [];
   };
 
-  app.get('/benchmarks/:slug', (c) =>
-    guard(c, async () => {
-      const slug = c.req.param('slug');
-      if (!SLUG_RE.test(slug) || !pub.spec(slug)) {
-        return htmlError(c, 404, 'Unknown benchmark', `There is no benchmark "${slug.slice(0, 100)}".`);
-      }
-      const q = c.req.query();
-      if (q.date !== undefined) {
-        // A page pinned to a frozen day (every link inside a day snapshot points here).
-        const r = await pub.frozenStat(slug, q.date);
-        if (r.kind === 'bad_date') return htmlError(c, 400, 'Bad date', r.message);
-        if (r.kind !== 'ok') {
-          return htmlError(
-            c,
-            404,
-            'Not frozen',
-            r.kind === 'today' ? `${q.date} is today; it is frozen after it closes.` : r.message,
-          );
+  openRoute(
+    app,
+    benchmarkPageRoute,
+    (c, { params, query: q }) =>
+      guard(c, async () => {
+        const slug = params.slug;
+        if (!SLUG_RE.test(slug) || !pub.spec(slug)) {
+          return htmlError(c, 404, 'Unknown benchmark', `There is no benchmark "${slug.slice(0, 100)}".`);
         }
-        const key = `bench:${r.served.etag}`;
-        const page = cache.get(key, () =>
-          benchmarkPage({
-            stat: JSON.parse(new TextDecoder().decode(r.served.body)) as Stat,
-            siteName,
-            today: today(clock()),
-          }),
-        );
-        return html(c, page, CACHE.immutable, pageSource(key, page, [], slug));
-      }
-      const f = pub.resolveFilters(slug, { chain: q.chain, region: q.region, kind: q.kind, venue: q.venue });
-      if (!f.ok) return htmlError(c, f.status, 'Unknown filter', f.message);
-      const mk = matrixKeys(slug);
-      const keys = [[slug, f.filters] as const, ...mk.map(([s, fl]) => [s, fl] as const)];
-      const served = await load(keys);
-      const day = today(clock());
-      const key = `${keyOf('bench', served)}:${day}`;
-      const page = cache.get(key, () => {
-        const [main, ...cols] = served;
-        const matrix: MatrixColumn[] = cols.map((s, i) => {
-          const k = mk[i];
-          return { dimension: k?.[2] ?? '', value: k?.[3] ?? '', label: k?.[4] ?? '', stat: s.value };
+        if (q.date !== undefined) {
+          // A page pinned to a frozen day (every link inside a day snapshot points here).
+          const r = await pub.frozenStat(slug, q.date);
+          if (r.kind === 'bad_date') return htmlError(c, 400, 'Bad date', r.message);
+          if (r.kind !== 'ok') {
+            return htmlError(
+              c,
+              404,
+              'Not frozen',
+              r.kind === 'today' ? `${q.date} is today; it is frozen after it closes.` : r.message,
+            );
+          }
+          const key = `bench:${r.served.etag}`;
+          const page = cache.get(key, () =>
+            benchmarkPage({
+              stat: JSON.parse(new TextDecoder().decode(r.served.body)) as Stat,
+              siteName,
+              today: today(clock()),
+            }),
+          );
+          return html(c, page, CACHE.immutable, pageSource(key, page, [], slug));
+        }
+        const f = pub.resolveFilters(slug, {
+          chain: q.chain,
+          region: q.region,
+          kind: q.kind,
+          venue: q.venue,
         });
-        return benchmarkPage({ stat: (main as Served<Stat>).value, siteName, matrix, today: day });
-      });
-      return html(c, page, CACHE.live, pageSource(key, page, served, slug));
-    }),
+        if (!f.ok) return htmlError(c, f.status, 'Unknown filter', f.message);
+        const mk = matrixKeys(slug);
+        const keys = [[slug, f.filters] as const, ...mk.map(([s, fl]) => [s, fl] as const)];
+        const served = await load(keys);
+        const day = today(clock());
+        const key = `${keyOf('bench', served)}:${day}`;
+        const page = cache.get(key, () => {
+          const [main, ...cols] = served;
+          const matrix: MatrixColumn[] = cols.map((s, i) => {
+            const k = mk[i];
+            return { dimension: k?.[2] ?? '', value: k?.[3] ?? '', label: k?.[4] ?? '', stat: s.value };
+          });
+          return benchmarkPage({ stat: (main as Served<Stat>).value, siteName, matrix, today: day });
+        });
+        return html(c, page, CACHE.live, pageSource(key, page, served, slug));
+      }),
+    { hidden: true, onInvalid: badQuery },
   );
 
   // Rendered per request from constants only; cheap, and it follows the simulated flag.
-  app.get('/methodology', (c) => {
-    const key = `methodology:${pub.isSimulated}`;
-    const page = cache.get(key, () =>
-      methodologyPage(
-        pub.specs,
-        { name: siteName, url: pub.site.baseUrl, simulated: pub.isSimulated },
-        FREEZE_GRACE_MS / 60_000,
-      ),
-    );
-    const simulated = pub.isSimulated;
-    return html(c, page, CACHE.doc, {
-      valid: () => pub.isSimulated === simulated && cache.peek(key) === page,
-      group: null,
-    });
-  });
+  openRoute(
+    app,
+    methodologyPageRoute,
+    (c) => {
+      const key = `methodology:${pub.isSimulated}`;
+      const page = cache.get(key, () =>
+        methodologyPage(
+          pub.specs,
+          { name: siteName, url: pub.site.baseUrl, simulated: pub.isSimulated },
+          FREEZE_GRACE_MS / 60_000,
+        ),
+      );
+      const simulated = pub.isSimulated;
+      return html(c, page, CACHE.doc, {
+        valid: () => pub.isSimulated === simulated && cache.peek(key) === page,
+        group: null,
+      });
+    },
+    hidden,
+  );
 
-  app.get('/compare/:pair', (c) =>
-    guard(c, async () => {
-      const pair = c.req.param('pair');
-      const at = pair.indexOf('-vs-');
-      if (at <= 0) {
-        return htmlError(c, 400, 'Bad comparison', 'Compare pages look like /compare/mobula-vs-codex.');
-      }
-      const r = await pub.compare(pair.slice(0, at), pair.slice(at + 4));
-      if (!r.ok) return htmlError(c, r.status, 'Cannot compare', r.message);
-      const key = `compare:${r.served.etag}`;
-      const page = cache.get(key, () => comparePage(r.served.value, siteName));
-      return html(c, page, CACHE.live, pageSource(key, page, [r.served], ANY_BENCHMARK));
-    }),
+  openRoute(
+    app,
+    comparePageRoute,
+    (c, { params }) =>
+      guard(c, async () => {
+        const pair = params.pair;
+        const at = pair.indexOf('-vs-');
+        if (at <= 0) {
+          return htmlError(c, 400, 'Bad comparison', 'Compare pages look like /compare/mobula-vs-codex.');
+        }
+        const r = await pub.compare(pair.slice(0, at), pair.slice(at + 4));
+        if (!r.ok) return htmlError(c, r.status, 'Cannot compare', r.message);
+        const key = `compare:${r.served.etag}`;
+        const page = cache.get(key, () => comparePage(r.served.value, siteName));
+        return html(c, page, CACHE.live, pageSource(key, page, [r.served], ANY_BENCHMARK));
+      }),
+    hidden,
   );
 
   const favicon = encoder.encode(FAVICON_SVG);
   const faviconTag = etagOf(favicon);
   // Pages carry the icon inline; this answers clients that ask for /favicon.ico anyway.
-  app.get('/favicon.ico', (c) =>
-    sendBytes(
-      c,
-      { body: favicon, etag: faviconTag, contentType: 'image/svg+xml', cacheControl: CACHE.doc },
-      FOREVER,
-    ),
+  openRoute(
+    app,
+    faviconRoute,
+    (c) =>
+      sendBytes(
+        c,
+        { body: favicon, etag: faviconTag, contentType: 'image/svg+xml', cacheControl: CACHE.doc },
+        FOREVER,
+      ),
+    hidden,
   );
+  return {
+    htmlErrorPage: (status, title, message, url) => htmlErrorPage(status, title, message, pub.site, url),
+  };
 }

@@ -1,11 +1,12 @@
 import type { Context, Hono } from 'hono';
 import type { Filters } from '../core/api-schemas.ts';
 import { parseSparklineParams } from '../core/sparkline-svg.ts';
-import { SLUG_RE } from '../core/spec-schema.ts';
+import { badDate } from '../http/answers.ts';
+import { ogRoute, sparklineRoute } from '../http/data-declarations.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { FOREVER, type HotSource } from '../http/hot-path.ts';
-import { readQuery } from '../http/query.ts';
 import { publicationErrorResponse, sendBytes, sendError } from '../http/respond.ts';
+import { defaultInvalid, type InvalidHook, openRoute, type RawQuery } from '../http/route-kit.ts';
 import { loadShedder } from '../load-shed.ts';
 import { UnknownBenchmarkError } from '../publication/types.ts';
 import { ImageService, type StoredImage } from './image-service.ts';
@@ -51,42 +52,22 @@ async function serve(
   }
 }
 
-function badSlug(c: Context, slug: string): Response {
-  return sendError(
-    c,
-    400,
-    'bad_slug',
-    `"${slug.slice(0, 100)}" is not a valid slug (^[a-z0-9][a-z0-9-]{0,79}$).`,
-  );
-}
-
 const FILTERS = ['chain', 'region', 'kind', 'venue'] as const;
+const DATED_WITH_FILTERS = 'A dated image is the unfiltered one frozen with the day; drop the filters.';
 
 type FilterRead =
   | { ok: true; filters: Filters | null; date: string | undefined }
   | { ok: false; response: Response };
 
 /**
- * `?date=` and the dimension filters, read like /api/stat reads them: the same 400 and 404 rules,
- * and a dated image is the unfiltered one frozen with the day.
+ * `?date=` and the dimension filters (read and bounded by the route's validator), judged like
+ * /api/stat judges them: the same 400 and 404 rules, and a dated image is the unfiltered one.
  */
-function readFilters(c: Context, deps: AppDeps, slug: string): FilterRead {
-  const q = readQuery(c, ['date', ...FILTERS]);
-  if (!q.ok) return { ok: false, response: sendError(c, 400, q.error, q.message) };
-  const v = q.values;
+function readFilters(c: Context, deps: AppDeps, slug: string, v: RawQuery): FilterRead {
   const any = FILTERS.some((d) => v[d] !== undefined);
   if (!any) return { ok: true, filters: null, date: v.date };
-  if (v.date !== undefined) {
-    return {
-      ok: false,
-      response: sendError(
-        c,
-        400,
-        'bad_request',
-        'A dated image is the unfiltered one frozen with the day; drop the filters.',
-      ),
-    };
-  }
+  if (v.date !== undefined)
+    return { ok: false, response: sendError(c, 400, 'bad_request', DATED_WITH_FILTERS) };
   // An unknown slug answers like the unfiltered route (404 unknown_benchmark) from serve().
   if (!deps.publication.spec(slug)) return { ok: true, filters: null, date: undefined };
   const f = deps.publication.resolveFilters(slug, {
@@ -117,40 +98,67 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     return sendError(c, 404, 'not_frozen', `${day.slice(0, 20)} has no frozen snapshot.`);
   };
 
-  app.get('/api/og/:slug', (c) => {
-    const slug = c.req.param('slug');
-    if (!SLUG_RE.test(slug)) return badSlug(c, slug);
-    const f = readFilters(c, deps, slug);
-    if (!f.ok) return f.response;
-    if (f.date !== undefined) return dated(c, slug, f.date, 'og');
-    // Replayable while it is the image the service holds for the current Stat.
-    const source = (img: StoredImage): HotSource => ({
-      valid: () => images.peekOg(slug, f.filters) === img,
-      group: slug,
-    });
-    const hit = images.peekOg(slug, f.filters);
-    if (hit) return sendBytes(c, hit, source(hit));
-    return serve(c, deps, () => images.getOg(slug, f.filters), source);
-  });
+  /**
+   * A value the schema refused, answered in today's order: size and theme (the sparkline's own
+   * words), then a date with filters, an unknown benchmark, a malformed date.
+   */
+  const onInvalid: InvalidHook = (c, v, p) => {
+    if (v.kind !== 'value' || p.slug === undefined) return defaultInvalid(c, v, p);
+    if (v.name !== 'date') {
+      const params = parseSparklineParams(v.raw);
+      return sendError(c, 400, 'bad_request', params.ok ? 'Bad sparkline parameters.' : params.message);
+    }
+    const slug = p.slug;
+    if (FILTERS.some((d) => v.raw[d] !== undefined))
+      return sendError(c, 400, 'bad_request', DATED_WITH_FILTERS);
+    if (!deps.publication.spec(slug))
+      return serve(c, deps, () => Promise.reject(new UnknownBenchmarkError(slug)));
+    return badDate(c, v.raw.date ?? '');
+  };
 
-  app.get('/api/sparkline/:slug', (c) => {
-    const slug = c.req.param('slug');
-    if (!SLUG_RE.test(slug)) return badSlug(c, slug);
-    const params = parseSparklineParams(c.req.query());
-    if (!params.ok) return sendError(c, 400, 'bad_request', params.message);
-    const f = readFilters(c, deps, slug);
-    if (!f.ok) return f.response;
-    if (f.date !== undefined) return dated(c, slug, f.date, params);
-    const source = (img: StoredImage): HotSource => ({
-      valid: () => images.peekSvg(slug, params, f.filters) === img,
-      group: slug,
-    });
-    const hit = images.peekSvg(slug, params, f.filters);
-    if (hit) return sendBytes(c, hit, source(hit));
-    // w and h are the client's, so every request can be a miss: a new variant renders only while
-    // the loop has room. A variant already served is re-rendered for new data even under load (a
-    // microseconds-long render, once per change), or a busy service would answer 503 until idle.
-    if (!images.knowsSvg(slug, params, f.filters) && loadShedder.overloaded()) return renderBusy(c);
-    return serve(c, deps, () => images.getSvg(slug, params, f.filters), source);
-  });
+  openRoute(
+    app,
+    ogRoute,
+    (c, { params, raw }) => {
+      const slug = params.slug;
+      const f = readFilters(c, deps, slug, raw);
+      if (!f.ok) return f.response;
+      if (f.date !== undefined) return dated(c, slug, f.date, 'og');
+      // Replayable while it is the image the service holds for the current Stat.
+      const source = (img: StoredImage): HotSource => ({
+        valid: () => images.peekOg(slug, f.filters) === img,
+        group: slug,
+      });
+      const hit = images.peekOg(slug, f.filters);
+      if (hit) return sendBytes(c, hit, source(hit));
+      return serve(c, deps, () => images.getOg(slug, f.filters), source);
+    },
+    { onInvalid },
+  );
+
+  openRoute(
+    app,
+    sparklineRoute,
+    (c, { params: path, raw }) => {
+      const slug = path.slug;
+      // Validated already: this only gives the defaults and the floored, clamped sizes their types.
+      const params = parseSparklineParams(raw);
+      if (!params.ok) return sendError(c, 400, 'bad_request', params.message);
+      const f = readFilters(c, deps, slug, raw);
+      if (!f.ok) return f.response;
+      if (f.date !== undefined) return dated(c, slug, f.date, params);
+      const source = (img: StoredImage): HotSource => ({
+        valid: () => images.peekSvg(slug, params, f.filters) === img,
+        group: slug,
+      });
+      const hit = images.peekSvg(slug, params, f.filters);
+      if (hit) return sendBytes(c, hit, source(hit));
+      // w and h are the client's, so every request can be a miss: a new variant renders only while
+      // the loop has room. A variant already served is re-rendered for new data even under load (a
+      // microseconds-long render, once per change), or a busy service would answer 503 until idle.
+      if (!images.knowsSvg(slug, params, f.filters) && loadShedder.overloaded()) return renderBusy(c);
+      return serve(c, deps, () => images.getSvg(slug, params, f.filters), source);
+    },
+    { onInvalid },
+  );
 }

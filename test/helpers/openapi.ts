@@ -17,6 +17,11 @@ export interface ResponseValidator {
   check(pathTemplate: string, method: string, res: Response, body: string): void;
 }
 
+/** application/json or a structured-syntax +json type (RFC 6839), e.g. application/vnd.citationstyles.csl+json. */
+export function isJsonLike(mediaType: string): boolean {
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
 /** Validates responses against the served OpenAPI document (the document itself is validated first). */
 export async function openApiValidator(doc: unknown): Promise<ResponseValidator> {
   await SwaggerParser.validate(structuredClone(doc) as never);
@@ -35,7 +40,8 @@ export async function openApiValidator(doc: unknown): Promise<ResponseValidator>
       if (!documented.content) return;
       const media = documented.content[ct];
       if (!media) throw new Error(`${pathTemplate} ${res.status}: content type ${ct} is not documented`);
-      if (ct !== 'application/json') return;
+      // Every JSON-like body is checked: application/json and any +json type (CSL-JSON).
+      if (!isJsonLike(ct)) return;
       const schema = JSON.parse(
         JSON.stringify(media.schema).replaceAll('"#/components', `"${id}#/components`),
       );

@@ -1,6 +1,6 @@
-import { GET_PATHS } from '../../src/http/app.ts';
+import { GET_PATHS } from '../../src/http/route-table.ts';
 
-/** Every GET route as a template with `{}` for each path parameter (from the app's own list). */
+/** Every GET route as a template with `{}` for each path parameter (from the route declarations). */
 export const ROUTE_TEMPLATES: readonly string[] = [
   ...GET_PATHS.map((p) => p.replace(/:[a-z]+/gi, '{}')),
   '/api/mcp/mcp',

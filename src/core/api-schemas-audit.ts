@@ -1,0 +1,114 @@
+/** GET /api/audit/{slug}/{provider}: the raw measurements behind a ranking row. */
+import { z } from 'zod';
+import { filtersSchema, simulatedSchema } from './api-schemas-common.ts';
+
+export const auditEntrySchema = z
+  .object({
+    t: z.iso.datetime().describe('The cycle (its slot time).'),
+    chain: z.string(),
+    token: z.string(),
+    region: z.string().optional().describe('Where the harness measured from, when it says.'),
+    count: z.number().nullable().describe("The provider's distinct transactions (0 for a failed probe)."),
+    cellMax: z
+      .number()
+      .nullable()
+      .describe('The baseline: the largest count any provider was scored with on the cell in that cycle.'),
+    cellUnion: z
+      .number()
+      .nullable()
+      .describe("Union of every provider's distinct transactions on the cell in that cycle."),
+    capturePct: z
+      .number()
+      .nullable()
+      .describe('count / cellMax × 100, rounded to 6 significant digits; null when cellMax is 0 (no 0/0).'),
+    probeOk: z.boolean().describe("False for a probe that failed by the provider's doing."),
+    comparable: z
+      .boolean()
+      .describe(
+        'Whether at least two providers were scored on the cell in that cycle (the fair-aggregation rule).',
+      ),
+  })
+  .meta({ id: 'AuditEntry' });
+
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export const auditSchema = z
+  .object({
+    benchmark: z.string(),
+    provider: z.object({ slug: z.string(), name: z.string() }),
+    asOf: z.iso.datetime().nullable().describe('Time of the measurement shown (the latest one), or null.'),
+    networks: z
+      .array(
+        z.object({
+          chainId: z
+            .string()
+            .describe('The id the network is counted under: its CAIP-2 id, or unmapped:<slug>.'),
+          caip2: z.string().nullable().describe('The CAIP-2 chain id, or null when unmapped.'),
+          name: z.string(),
+          rawId: z.string().describe("The provider's own id of the listing entry counted."),
+        }),
+      )
+      .optional()
+      .describe('Listing benchmarks (family chain-listing): every network counted in the latest successful listing.'),
+    unmapped: z
+      .array(z.object({ chainId: z.string(), name: z.string(), rawId: z.string() }))
+      .optional()
+      .describe(
+        'Listing benchmarks (family chain-listing): counted networks with no CAIP-2 id (no chain id listed and no row in the reviewed table); each counts once.',
+      ),
+    dropped: z
+      .array(z.object({ rawId: z.string(), name: z.string(), reason: z.string() }))
+      .optional()
+      .describe(
+        'Listing benchmarks (family chain-listing): invalid listing entries dropped from the count (reason missing_id, bad_id or bad_entry); at most 500.',
+      ),
+    testnets: z
+      .array(z.object({ chainId: z.string(), name: z.string(), rawId: z.string(), reason: z.string() }))
+      .optional()
+      .describe(
+        'Listing benchmarks (family chain-listing): testnets not counted, with what caught them (provider_flag, chain_metadata or name); at most 500 with dropped.',
+      ),
+    cells: z
+      .array(
+        z.object({
+          chain: z.string(),
+          token: z.string(),
+          count: z.number().nullable(),
+          unionCount: z.number().nullable(),
+          capturePct: z
+            .number()
+            .nullable()
+            .describe('count / largest count on the cell × 100; null when no provider found a trade.'),
+          unionCapturePct: z
+            .number()
+            .nullable()
+            .describe("count / union of every provider's distinct transactions on the cell × 100."),
+          probeOk: z.boolean().nullable(),
+          capped: z.boolean().nullable(),
+        }),
+      )
+      .optional()
+      .describe(
+        'Trade-capture benchmarks: the latest cycle per (chain, token): distinct transactions, union, capture.',
+      ),
+    window: z
+      .literal('24h')
+      .optional()
+      .describe("Present with ?window=24h: entries cover the Stat's window instead of the latest cycle."),
+    filters: filtersSchema
+      .nullable()
+      .optional()
+      .describe('With ?window=24h: the Stat filters (chain, region) the entries were narrowed by, or null.'),
+    entries: z
+      .array(auditEntrySchema)
+      .optional()
+      .describe(
+        'Trade-capture benchmarks with ?window=24h: one entry per (cycle, cell) the provider was probed on in the window. successRate = share of probeOk; sampleSize and p50 = the entries with comparable (none comparable: every entry with a capture, and the row is noComparison), capture = count / cellMax × 100.',
+      ),
+    pageUrl: z.url(),
+    license: z.literal('CC-BY-4.0'),
+    simulated: simulatedSchema,
+  })
+  .meta({ id: 'Audit' });
+
+export type Audit = z.infer<typeof auditSchema>;

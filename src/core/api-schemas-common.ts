@@ -1,0 +1,49 @@
+/** Shapes every answer shares: errors, filters, leaders, citations and the simulated/degraded marks. */
+import { z } from 'zod';
+
+export const errorSchema = z
+  .object({
+    error: z.string().regex(/^[a-z][a-z0-9_]*$/),
+    message: z.string(),
+  })
+  .meta({ id: 'Error' });
+
+export const filtersSchema = z
+  .object({
+    chain: z.string().optional(),
+    region: z.string().optional(),
+    kind: z.string().optional(),
+    venue: z.string().optional(),
+  })
+  .meta({ id: 'Filters' });
+
+export const leaderSchema = z
+  .object({ name: z.string(), slug: z.string(), value: z.number() })
+  .meta({ id: 'Leader' });
+
+export const citeSchema = z
+  .object({ plain: z.string(), bibtex: z.string(), apa: z.string(), ris: z.string() })
+  .meta({ id: 'Cite' });
+
+/** Present (and true) only on data from simulated providers: the demo or `--simulate`. */
+export const simulatedSchema = z
+  .literal(true)
+  .optional()
+  .describe(
+    'True when the numbers come from simulated providers (the demo or --simulate), not from measurements of the real APIs; absent otherwise.',
+  );
+
+/** Present (and true) only while the sample store cannot be read and the last computed view is served. */
+export const degradedSchema = z
+  .literal(true)
+  .optional()
+  .describe(
+    'True while the sample store cannot be read: this is the last view computed before it went down (distinct from stale, which means old data); absent otherwise.',
+  );
+
+export const dimensionValueSchema = z.object({ value: z.string(), label: z.string() });
+
+export type ApiError = z.infer<typeof errorSchema>;
+export type Filters = z.infer<typeof filtersSchema>;
+export type Leader = z.infer<typeof leaderSchema>;
+export type Cite = z.infer<typeof citeSchema>;

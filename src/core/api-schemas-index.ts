@@ -1,0 +1,95 @@
+/** The site-wide views: the citable index, freshness and the featured cards. */
+import { z } from 'zod';
+import { degradedSchema, leaderSchema, simulatedSchema } from './api-schemas-common.ts';
+
+export const citableRowSchema = z
+  .object({
+    slug: z.string(),
+    number: z.string(),
+    title: z.string(),
+    category: z.string(),
+    metric: z.string(),
+    unit: z.string(),
+    status: z.enum(['live', 'stale', 'draft']),
+    value: z.number().nullable(),
+    leader: leaderSchema.nullable(),
+    sampleSize: z.int().min(0),
+    headline: z.string(),
+    url: z.url(),
+    api: z.url(),
+    ogImage: z.url(),
+    asOf: z.iso.datetime().nullable(),
+    source: z.url(),
+    license: z.literal('CC-BY-4.0'),
+  })
+  .meta({ id: 'CitableRow' });
+
+export const citableIndexSchema = z
+  .object({
+    site: z.object({
+      name: z.string(),
+      url: z.url(),
+      license: z.literal('CC-BY-4.0'),
+      snapshotDate: z.iso
+        .date()
+        .nullable()
+        .describe('The UTC day of a frozen snapshot; null for the live index.'),
+      simulated: simulatedSchema,
+      degraded: degradedSchema,
+    }),
+    count: z.int().min(0),
+    benchmarks: z.array(citableRowSchema),
+  })
+  .meta({ id: 'CitableIndex' });
+
+export const freshnessSchema = z
+  .object({
+    now: z.int(),
+    freshness: z
+      .record(z.string(), z.int())
+      .describe('Newest sample time (epoch ms) of every benchmark that has data, stale ones included.'),
+    status: z.record(
+      z.string(),
+      z.object({
+        lastSampleAt: z.iso.datetime().nullable(),
+        ageSeconds: z.int().nullable(),
+        stale: z.boolean().describe('True once the age passes twice the cadence.'),
+        draft: z.boolean().describe('True when the benchmark has never been measured.'),
+      }),
+    ),
+  })
+  .meta({ id: 'Freshness' });
+
+export const featuredCardSchema = z.object({
+  slug: z.string(),
+  title: z.string(),
+  category: z.string(),
+  metric: z.string(),
+  unit: z.string(),
+  value: z.number().nullable(),
+  leader: z.object({ name: z.string(), slug: z.string() }).nullable(),
+  url: z.url(),
+  asOf: z.iso.datetime().nullable(),
+  change24h: z
+    .object({
+      from: z.number(),
+      to: z.number(),
+      pct: z.number().nullable().describe('Relative change in percent; null when the old value is 0.'),
+    })
+    .nullable(),
+});
+
+export const featuredSchema = z
+  .object({
+    featured: z.array(featuredCardSchema).describe('Live benchmarks with their current leaders.'),
+    trending: z
+      .array(featuredCardSchema)
+      .describe('Live benchmarks whose leader value moved most over 24 h.'),
+  })
+  .meta({ id: 'Featured' });
+
+export type CitableRow = z.infer<typeof citableRowSchema>;
+export type CitableIndex = z.infer<typeof citableIndexSchema>;
+export type Freshness = z.infer<typeof freshnessSchema>;
+export type FeaturedCard = z.infer<typeof featuredCardSchema>;
+export type Featured = z.infer<typeof featuredSchema>;

@@ -1,0 +1,109 @@
+/** GET /api/stat/{slug}: the full benchmark record and its ranking rows. */
+import { z } from 'zod';
+import {
+  citeSchema,
+  degradedSchema,
+  dimensionValueSchema,
+  filtersSchema,
+  leaderSchema,
+  simulatedSchema,
+} from './api-schemas-common.ts';
+
+export const rankingRowSchema = z
+  .object({
+    rank: z
+      .int()
+      .nullable()
+      .describe('1-based rank; null for unresponsive rows, listed after the ranked ones.'),
+    name: z.string(),
+    slug: z.string(),
+    kind: z.string().optional(),
+    ms: z
+      .object({ p50: z.number(), p90: z.number(), p99: z.number(), mean: z.number() })
+      .describe('Statistics in the benchmark unit (the name is historical: the unit need not be ms).'),
+    successRate: z.number().min(0).max(100),
+    sampleSize: z.int().min(0),
+    unresponsive: z.boolean(),
+    noComparison: z
+      .boolean()
+      .describe(
+        'True when no other provider was measured on any cell and cycle behind this row (e.g. the only provider on a chain): shown, never ranked.',
+      ),
+    unionCapture: z
+      .object({ p50: z.number(), mean: z.number() })
+      .nullable()
+      .optional()
+      .describe(
+        "Trade-capture benchmarks: capture against the union of every provider's distinct transactions on the same cells and cycles, percent.",
+      ),
+    lastSampleAt: z.iso.datetime(),
+    audit: z
+      .url()
+      .describe(
+        "The raw measurements behind this row (GET /api/audit/{slug}/{provider}); window benchmarks link ?window=24h with the view's filters, from which the row can be recomputed.",
+      ),
+  })
+  .meta({ id: 'Ranking' });
+
+export const chainBestsSchema = z
+  .record(z.string(), z.object({ slug: z.string(), name: z.string(), value: z.number() }))
+  .meta({ id: 'ChainBests' });
+
+export const statSchema = z
+  .object({
+    slug: z.string(),
+    number: z.string(),
+    title: z.string(),
+    subtitle: z.string(),
+    category: z.string(),
+    metric: z.string(),
+    unit: z.string(),
+    status: z
+      .enum(['live', 'stale', 'draft'])
+      .describe('draft: never measured; stale: no sample for twice the cadence; live otherwise.'),
+    higherIsBetter: z.boolean(),
+    filters: filtersSchema.nullable(),
+    value: z.number().nullable(),
+    leader: leaderSchema.nullable(),
+    rankings: z.array(rankingRowSchema),
+    sparkline: z
+      .array(z.number())
+      .describe(
+        "The leader's 24 h series (GET /api/series, range 24h): 73 points, the last equal to value; a point without a value carries the previous one (listed in sparklineGaps).",
+      ),
+    sparklineStartMs: z.int().optional().describe('Time of sparkline[0], epoch ms.'),
+    sparklineStepMs: z.int().optional().describe('Spacing of the sparkline points, ms (20 minutes).'),
+    sparklineGaps: z
+      .array(z.int().min(0))
+      .optional()
+      .describe('Indices of sparkline points carried forward (the Stat had no value there).'),
+    bestPerChain: chainBestsSchema
+      .optional()
+      .describe(
+        'Benchmarks with a chain dimension: per chain that at least two ranked providers measured, the leader of ?chain=<chain>.',
+      ),
+    worstPerChain: chainBestsSchema
+      .optional()
+      .describe('As bestPerChain, the last ranked provider of ?chain=<chain>.'),
+    sampleSize: z.int().min(0),
+    asOf: z.iso.datetime().nullable(),
+    headline: z.string(),
+    quote: z.string(),
+    cite: citeSchema,
+    pageUrl: z.url(),
+    api: z.url(),
+    ogImage: z.url(),
+    sparklineSvg: z.url(),
+    source: z.url(),
+    methodology: z.array(z.string()),
+    license: z.literal('CC-BY-4.0'),
+    window: z.string(),
+    dimensions: z.record(z.string(), z.array(dimensionValueSchema)),
+    simulated: simulatedSchema,
+    degraded: degradedSchema,
+  })
+  .meta({ id: 'Stat' });
+
+export type RankingRow = z.infer<typeof rankingRowSchema>;
+export type Stat = z.infer<typeof statSchema>;
+export type ChainBests = z.infer<typeof chainBestsSchema>;

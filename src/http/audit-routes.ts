@@ -1,0 +1,117 @@
+import type { Hono } from 'hono';
+import type { Filters } from '../core/api-schemas.ts';
+import { dayEnd } from '../core/dates.ts';
+import { DIMENSION_NAMES } from '../core/spec-schema.ts';
+import type { Publication } from '../publication/publication.ts';
+import type { FilterResolution } from '../publication/types.ts';
+import { badDate, parseDayStart, sendServed, unknownSlug } from './answers.ts';
+import { auditRoute, compareRoute } from './api-declarations.ts';
+import { ANY_BENCHMARK } from './hot-path.ts';
+import { viewSource } from './hot-source.ts';
+import { sendError } from './respond.ts';
+import { defaultInvalid, openRoute, type RawQuery } from './route-kit.ts';
+
+type AuditWindow =
+  | { ok: true; window: { filters: Filters | null } | undefined }
+  | Extract<FilterResolution, { ok: false }>;
+
+/**
+ * `?window=24h` on a window-mode benchmark: the audit covers the Stat's window, narrowed by the
+ * Stat's own filters (`chain`, `region`, …), resolved as /api/stat resolves them. Filters without a
+ * window, or a window other than the Stat's, are a clear 400.
+ */
+function auditWindow(pub: Publication, slug: string, v: RawQuery): AuditWindow {
+  const spec = pub.spec(slug);
+  const hasFilter = DIMENSION_NAMES.some((d) => v[d] !== undefined);
+  if (v.window === undefined) {
+    if (!hasFilter) return { ok: true, window: undefined };
+    return {
+      ok: false,
+      status: 400,
+      error: 'bad_query',
+      message: `${DIMENSION_NAMES.filter((d) => v[d] !== undefined).join(' and ')} narrows only a window audit: add window=24h.`,
+    };
+  }
+  if (spec?.derivation.mode !== 'window') {
+    return {
+      ok: false,
+      status: 400,
+      error: 'bad_query',
+      message: `${slug} publishes the latest listing count, not a window statistic: its audit has no window.`,
+    };
+  }
+  if (v.window !== spec.window) {
+    return {
+      ok: false,
+      status: 400,
+      error: 'bad_query',
+      message: `window must be ${spec.window} (the window of ${slug}'s statistics).`,
+    };
+  }
+  if (!hasFilter) return { ok: true, window: { filters: null } };
+  const f = pub.resolveFilters(slug, v);
+  return f.ok ? { ok: true, window: { filters: f.filters } } : f;
+}
+
+/** GET /api/audit/{slug}/{provider} and GET /api/compare/{a}/{b}. */
+export function registerAuditRoutes(app: Hono, pub: Publication): void {
+  openRoute(
+    app,
+    auditRoute,
+    async (c, { params, raw }) => {
+      const { slug, provider } = params;
+      if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
+      const w = auditWindow(pub, slug, raw);
+      if (!w.ok) return sendError(c, w.status, w.error, w.message);
+      let evalTime: number | undefined;
+      if (raw.date !== undefined) {
+        // A link from a frozen day: the measurements as they stood at the end of that day.
+        const d = await pub.checkDay(raw.date);
+        if (d.kind === 'bad_date') return sendError(c, 400, 'bad_date', d.message);
+        if (d.kind === 'ok' || d.kind === 'not_frozen') evalTime = dayEnd(parseDayStart(raw.date));
+      }
+      const a = await pub.audit(slug, provider, evalTime, w.window);
+      if (!a) {
+        const valid = pub.spec(slug)?.providers.map((p) => p.slug) ?? [];
+        return sendError(
+          c,
+          404,
+          'unknown_provider',
+          `"${provider}" is not measured by ${slug}. Valid: ${valid.join(', ')}.`,
+        );
+      }
+      return sendServed(c, a, viewSource(pub, a, slug));
+    },
+    {
+      // In today's order: the benchmark must exist before its query is read, the window is
+      // explained (it names the Stat's window) before a malformed date.
+      onInvalid: (c, v, p) => {
+        if (v.kind === 'path' || p.slug === undefined) return defaultInvalid(c, v, p);
+        if (!pub.spec(p.slug)) return unknownSlug(c, pub, p.slug);
+        if (v.kind !== 'value') return defaultInvalid(c, v, p);
+        const w = auditWindow(pub, p.slug, v.raw);
+        if (!w.ok) return sendError(c, w.status, w.error, w.message);
+        return badDate(c, v.raw.date ?? '');
+      },
+    },
+  );
+
+  openRoute(
+    app,
+    compareRoute,
+    async (c, { params }) => {
+      const r = await pub.compare(params.a, params.b);
+      if (!r.ok) return sendError(c, r.status, r.error, r.message);
+      return sendServed(c, r.served, viewSource(pub, r.served, ANY_BENCHMARK));
+    },
+    {
+      // The pair rules (slug shape, a ≠ b, known providers) and their messages are the publication's.
+      onInvalid: async (c, v) => {
+        if (v.kind !== 'path') return defaultInvalid(c, v, {});
+        const r = await pub.compare(c.req.param('a') ?? '', c.req.param('b') ?? '');
+        if (r.ok) return defaultInvalid(c, v, {});
+        return sendError(c, r.status, r.error, r.message);
+      },
+    },
+  );
+}

@@ -1,0 +1,101 @@
+import type { Hono } from 'hono';
+import type { Stat } from '../core/api-schemas.ts';
+import {
+  CITE_CONTENT_TYPES,
+  CITE_EXTENSIONS,
+  CITE_FORMATS,
+  citeAs,
+  citeFromBundle,
+} from '../core/citations.ts';
+import { DAY_MS, dayEnd } from '../core/dates.ts';
+import type { Publication } from '../publication/publication.ts';
+import { badDate, parseDayStart, unknownSlug } from './answers.ts';
+import { citeRoute } from './api-declarations.ts';
+import { FOREVER } from './hot-path.ts';
+import { CACHE, citeCacheControl, citeMaxAgeIsConstant, sendBytes, sendError } from './respond.ts';
+import { defaultInvalid, openRoute } from './route-kit.ts';
+import { TextCache } from './text-cache.ts';
+
+/** GET /api/cite/{slug}/{format}[?date=]: a citation file, live (retrieved today) or of a frozen day. */
+export function registerCiteRoutes(app: Hono, pub: Publication, clock: () => number): void {
+  const citations = new TextCache(2000);
+  openRoute(
+    app,
+    citeRoute,
+    async (c, { params, query }) => {
+      const { slug, format: fmt } = params;
+      if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
+      const date = query.date;
+      const file = `${pub.site.name.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'citation'}-${slug}${date ? `-${date}` : ''}.${CITE_EXTENSIONS[fmt]}`;
+      const headers = { 'content-disposition': `attachment; filename="${file}"` };
+      if (date !== undefined) {
+        // The citation of a frozen day: the very records frozen with that day's Stat.
+        const r = await pub.frozenStat(slug, date);
+        if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
+        if (r.kind !== 'ok') {
+          return sendError(
+            c,
+            404,
+            'not_frozen',
+            r.kind === 'today' ? `${date} is today; it is frozen after it closes.` : r.message,
+          );
+        }
+        const bytes = citations.get(`${slug}/${fmt}/${date}`, () => {
+          const frozen = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
+          // The bundle predates CSL: a dated CSL-JSON is built from the frozen Stat, retrieved that day.
+          return fmt === 'csl'
+            ? citeAs('csl', {
+                siteName: pub.site.name,
+                slug,
+                title: frozen.title,
+                url: frozen.pageUrl,
+                retrieved: dayEnd(parseDayStart(date)),
+                simulated: frozen.simulated === true,
+              })
+            : citeFromBundle(fmt, frozen.cite);
+        });
+        return sendBytes(
+          c,
+          { ...bytes, contentType: CITE_CONTENT_TYPES[fmt], cacheControl: CACHE.immutable, headers },
+          FOREVER,
+        );
+      }
+      const served = await pub.stat(slug, null);
+      const stat = served.value;
+      const now = clock();
+      // "Retrieved <day>" is the only part of a live citation that moves: one text per day and Stat.
+      const bytes = citations.get(`${slug}/${fmt}/${served.etag}/${Math.floor(now / DAY_MS)}`, () =>
+        citeAs(fmt, {
+          siteName: pub.site.name,
+          slug,
+          title: stat.title,
+          url: stat.pageUrl,
+          retrieved: now,
+          simulated: stat.simulated === true,
+        }),
+      );
+      return sendBytes(
+        c,
+        { ...bytes, contentType: CITE_CONTENT_TYPES[fmt], cacheControl: citeCacheControl(now), headers },
+        // Replayed only while its max-age is the constant hour (the last hour of a day counts down).
+        { valid: () => pub.isCurrent(served) && citeMaxAgeIsConstant(clock()), group: slug },
+      );
+    },
+    {
+      // Today's order: slug shape, format, known benchmark, then the query and its date.
+      onInvalid: (c, v, p) => {
+        if (v.kind === 'path' && v.name === 'format') {
+          return sendError(
+            c,
+            400,
+            'bad_format',
+            `Unknown format "${v.value.slice(0, 20)}". Allowed: ${CITE_FORMATS.join(', ')}.`,
+          );
+        }
+        if (v.kind === 'path' || p.slug === undefined) return defaultInvalid(c, v, p);
+        if (!pub.spec(p.slug)) return unknownSlug(c, pub, p.slug);
+        return v.kind === 'value' ? badDate(c, v.raw.date ?? '') : defaultInvalid(c, v, p);
+      },
+    },
+  );
+}

@@ -1,0 +1,86 @@
+import { type RouteConfig, z } from '@hono/zod-openapi';
+import { errorSchema } from '../core/api-schemas.ts';
+import { SLUG_RE } from '../core/spec-schema.ts';
+
+/**
+ * Building blocks of the route declarations: parameter schemas (validated and documented) and
+ * response entries. Response bodies reference the components generated from the zod schemas of
+ * src/core/api-schemas.ts (by their registered id), so the document keeps zod's own JSON Schema.
+ */
+
+type ResponseEntry = RouteConfig['responses'][string];
+
+/** A body of text or bytes, documented as a string (of a media type when it is binary). */
+export type StringSchema = { type: 'string'; contentMediaType?: string };
+
+/** `#/components/schemas/<id>` of a zod schema registered with `.meta({ id })`. */
+export function refTo(schema: z.ZodType): { $ref: string } {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (!id) throw new Error('response schema without an id: give it .meta({ id })');
+  return { $ref: `#/components/schemas/${id}` };
+}
+
+export function jsonResponse(description: string, schema: z.ZodType) {
+  return { description, content: { 'application/json': { schema: refTo(schema) } } };
+}
+
+export const errorResponse = (description: string) => jsonResponse(description, errorSchema);
+
+/** A response whose body is text or bytes of one media type (no JSON to validate). */
+export function textResponse(
+  description: string,
+  mediaTypes: readonly string[],
+  extra: { contentMediaType?: string } = {},
+) {
+  const schema: StringSchema = { type: 'string', ...extra };
+  return { description, content: Object.fromEntries(mediaTypes.map((t) => [t, { schema }])) };
+}
+
+/**
+ * Answers every GET route can give besides its own: 304 to a matching If-None-Match, 405 to other
+ * methods, 503 while the store cannot be read.
+ */
+const COMMON_RESPONSES = {
+  304: { description: 'Not modified: If-None-Match matched the ETag (no body).' },
+  405: errorResponse('Method not allowed: use GET or HEAD.'),
+  413: errorResponse('A request body (GET takes none) over 16 KiB, or a chunked one.'),
+  431: { description: 'Request headers over 16 KiB or over 100 headers (no body).' },
+  503: errorResponse(
+    'Temporarily unavailable, with Retry-After: the store cannot be read, or expensive work (images, PromQL) is shed while the server is saturated (render_busy, busy).',
+  ),
+};
+
+/** A GET route's own responses over the common ones (its own win: a route may say more about 503). */
+export function withCommon<R extends Record<number, ResponseEntry>>(own: R) {
+  return { ...COMMON_RESPONSES, ...own };
+}
+
+/** A benchmark or provider slug in the path. */
+export const slugPath = z.string().regex(SLUG_RE);
+
+/** YYYY-MM-DD: the shape parseDay accepts before it checks the calendar. */
+export const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+export const dateQuery = (description: string) =>
+  z.string().regex(DAY_RE).optional().openapi({ param: { description } });
+
+export const dimQuery = (name: string) =>
+  z
+    .string()
+    .optional()
+    .openapi({
+      param: {
+        description: `Restrict the view to this ${name} value (only when the benchmark declares the dimension).`,
+      },
+    });
+
+/** The four dimension filters, in the order the document lists them. */
+export const dimensionQueries = () => ({
+  chain: dimQuery('chain'),
+  region: dimQuery('region'),
+  kind: dimQuery('kind'),
+  venue: dimQuery('venue'),
+});
+
+/** Plain text of a hidden route (pages, probes): documented for readers of the declaration only. */
+export const HTML = ['text/html'] as const;

@@ -1,0 +1,188 @@
+import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { Context, Hono } from 'hono';
+import type { z } from 'zod';
+import { MAX_QUERY_STRING, MAX_QUERY_VALUE } from './query.ts';
+import { sendError } from './respond.ts';
+
+/**
+ * Mounting a declared route: one `createRoute` object gives the router its path, the validator its
+ * parameter schemas and /api/openapi.json its operation. The validator is ours, not the library's
+ * zValidator: that one is async (every cached answer would become a promise), checks the query
+ * before the path, and cannot give today's 400 bodies (repeated and over-long parameters).
+ */
+
+type Shape = z.ZodObject<z.ZodRawShape>;
+
+/** What a request got wrong, in the order today's handlers check it: path, then query reading, then values. */
+export type Violation =
+  | { readonly kind: 'path'; readonly name: string; readonly value: string }
+  | { readonly kind: 'query_too_long' }
+  | { readonly kind: 'repeated'; readonly name: string; readonly count: number }
+  | { readonly kind: 'too_long'; readonly name: string; readonly max: number }
+  | { readonly kind: 'value'; readonly name: string; readonly raw: RawQuery };
+
+export type RawQuery = Readonly<Record<string, string | undefined>>;
+
+export interface RouteInput<P, Q> {
+  readonly params: P;
+  readonly query: Q;
+  /** The query values as given (before defaults and transforms), for errors that echo them. */
+  readonly raw: RawQuery;
+}
+
+type RequestOf<R> = R extends { request?: infer Req } ? Req : undefined;
+type ParamsOf<R> =
+  RequestOf<R> extends { params: infer P extends z.ZodType } ? z.output<P> : Record<string, never>;
+type QueryOf<R> =
+  RequestOf<R> extends { query: infer Q extends z.ZodType } ? z.output<Q> : Record<string, never>;
+
+export type Handler<R extends RouteConfig> = (
+  c: Context,
+  input: RouteInput<ParamsOf<R>, QueryOf<R>>,
+) => Response | Promise<Response>;
+
+/**
+ * Answers a violation. `params` are the decoded path parameters (valid ones only when the
+ * violation is in the query), so a route can say "unknown benchmark" before "bad query" as before.
+ */
+export type InvalidHook = (
+  c: Context,
+  v: Violation,
+  params: Readonly<Record<string, string>>,
+) => Response | Promise<Response>;
+
+export const SLUG_PATTERN_TEXT = '^[a-z0-9][a-z0-9-]{0,79}$';
+
+/** The generic error of a violation: a malformed slug, a repeated or over-long parameter. */
+export function describeViolation(v: Violation): { error: string; message: string } {
+  switch (v.kind) {
+    case 'path':
+      return {
+        error: 'bad_slug',
+        message: `"${v.value.slice(0, 100)}" is not a valid slug (${SLUG_PATTERN_TEXT}).`,
+      };
+    case 'query_too_long':
+      return {
+        error: 'bad_query',
+        message: `The query string is longer than ${MAX_QUERY_STRING} characters.`,
+      };
+    case 'repeated':
+      return { error: 'repeated_parameter', message: `"${v.name}" is given ${v.count} times; give it once.` };
+    case 'too_long':
+      return { error: 'bad_query', message: `"${v.name}" is longer than ${v.max} characters.` };
+    case 'value':
+      return { error: 'bad_query', message: `"${v.name}" has a value this route does not accept.` };
+  }
+}
+
+/** The generic answer: a 400 with describeViolation's error. */
+export const defaultInvalid: InvalidHook = (c, v) => {
+  const d = describeViolation(v);
+  return sendError(c, 400, d.error, d.message);
+};
+
+type QueryCheck =
+  | { ok: true; query: Record<string, unknown>; raw: RawQuery }
+  | { ok: false; violation: Violation };
+
+/** A parameter's longest accepted value: its schema's maxLength, else the shared bound. */
+function maxLengthOf(schema: z.ZodType): number {
+  const max = (schema as { maxLength?: number | null }).maxLength;
+  return typeof max === 'number' ? max : MAX_QUERY_VALUE;
+}
+
+/** Reads and validates a query string against the declared query schema (pure: memoized per string). */
+function checkQuery(qs: string, shape: z.ZodRawShape): QueryCheck {
+  if (qs.length + 1 > MAX_QUERY_STRING) return { ok: false, violation: { kind: 'query_too_long' } };
+  const params = new URLSearchParams(qs);
+  const raw: Record<string, string | undefined> = {};
+  // Every parameter is read (once, bounded) before any value is judged, as readQuery did.
+  for (const [name, schema] of Object.entries(shape)) {
+    const all = params.getAll(name);
+    if (all.length === 0) continue;
+    if (all.length > 1) return { ok: false, violation: { kind: 'repeated', name, count: all.length } };
+    const v = all[0] as string;
+    const max = maxLengthOf(schema as z.ZodType);
+    if (v.length > max) return { ok: false, violation: { kind: 'too_long', name, max } };
+    raw[name] = v;
+  }
+  const query: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(shape)) {
+    const r = (schema as z.ZodType).safeParse(raw[name]);
+    if (!r.success) return { ok: false, violation: { kind: 'value', name, raw } };
+    if (r.data !== undefined) query[name] = r.data;
+  }
+  return { ok: true, query, raw };
+}
+
+const NO_QUERY: RawQuery = Object.freeze({});
+
+/** The validator of one route: synchronous, and the query part memoized by its exact string. */
+function compile(route: RouteConfig) {
+  const params = (route.request?.params as Shape | undefined)?.shape;
+  const queryShape = (route.request?.query as Shape | undefined)?.shape;
+  const pathParams = Object.entries(params ?? {}) as [string, z.ZodType][];
+  const memo = new Map<string, QueryCheck>();
+  const empty = queryShape ? checkQuery('', queryShape) : undefined;
+  return (
+    c: Context,
+  ):
+    | { ok: true; input: RouteInput<Record<string, string>, Record<string, unknown>> }
+    | { ok: false; v: Violation; p: Record<string, string> } => {
+    const p: Record<string, string> = {};
+    for (const [name, schema] of pathParams) {
+      const value = c.req.param(name) as string;
+      const r = schema.safeParse(value);
+      if (!r.success) return { ok: false, v: { kind: 'path', name, value }, p };
+      p[name] = value;
+    }
+    if (!queryShape || !empty) return { ok: true, input: { params: p, query: {}, raw: NO_QUERY } };
+    const url = c.req.url;
+    const at = url.indexOf('?');
+    let q = empty;
+    if (at !== -1) {
+      const qs = url.slice(at + 1);
+      const known = memo.get(qs);
+      if (known) q = known;
+      else {
+        q = checkQuery(qs, queryShape);
+        // Keys are bounded (1 KiB) and so is the map: a flood of distinct queries only resets it.
+        if (qs.length < MAX_QUERY_STRING) {
+          if (memo.size >= 2000) memo.clear();
+          memo.set(qs, q);
+        }
+      }
+    }
+    if (!q.ok) return { ok: false, v: q.violation, p };
+    return { ok: true, input: { params: p, query: q.query, raw: q.raw } };
+  };
+}
+
+/**
+ * Mounts one declared route: validator, then handler; registered in the app's OpenAPI registry
+ * unless `hidden` (pages, probes: named by the route-table test's explicit list instead). A plain
+ * Hono (a bench or a test mounting one module) routes and validates alike, without a document.
+ */
+export function openRoute<R extends RouteConfig>(
+  app: Hono,
+  route: R,
+  handler: Handler<R>,
+  opts: { onInvalid?: InvalidHook; hidden?: boolean } = {},
+): void {
+  if (!opts.hidden && app instanceof OpenAPIHono) app.openAPIRegistry.registerPath(route);
+  const check = compile(route);
+  const onInvalid = opts.onInvalid ?? defaultInvalid;
+  const run = handler as (
+    c: Context,
+    input: RouteInput<Record<string, string>, Record<string, unknown>>,
+  ) => Response | Promise<Response>;
+  app.on(route.method.toUpperCase(), routingPath(route.path), (c) => {
+    const r = check(c);
+    return r.ok ? run(c, r.input) : onInvalid(c, r.v, r.p);
+  });
+}
+
+/** `/api/stat/{slug}` → `/api/stat/:slug`. */
+export function routingPath(path: string): string {
+  return path.replaceAll(/\{([^}]+)\}/g, ':$1');
+}

@@ -1,0 +1,107 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { HTML, textResponse } from './route-docs.ts';
+
+/**
+ * Routes outside the API document (probes, the document itself, the HTML pages) and the MCP
+ * endpoint. Declared like the API routes, so the router and GET_PATHS come from one list; the
+ * hidden ones are named in test/route-table.test.ts's explicit list.
+ */
+
+const pageResponses = { 200: textResponse('HTML page.', HTML) };
+const page = (path: string, summary: string) =>
+  createRoute({ method: 'get', path, summary, responses: pageResponses });
+
+export const healthzRoute = createRoute({
+  method: 'get',
+  path: '/healthz',
+  summary: 'Liveness probe',
+  responses: { 200: { description: 'status ok and the number of benchmarks.' } },
+});
+
+export const metricsRoute = createRoute({
+  method: 'get',
+  path: '/metrics',
+  summary: 'Prometheus metrics of this process',
+  responses: { 200: textResponse('Prometheus text exposition.', ['text/plain']) },
+});
+
+export const openApiRoute = createRoute({
+  method: 'get',
+  path: '/api/openapi.json',
+  summary: 'This document',
+  responses: { 200: { description: 'OpenAPI 3.1.0.' } },
+});
+
+/** Page filters are read like the API's (once each, bounded); values are checked by the page. */
+const pageQuery = () =>
+  z.object({
+    date: z.string().optional(),
+    chain: z.string().optional(),
+    region: z.string().optional(),
+    kind: z.string().optional(),
+    venue: z.string().optional(),
+  });
+
+export const homePageRoute = page('/', 'Every benchmark');
+export const benchmarkPageRoute = createRoute({
+  method: 'get',
+  path: '/benchmarks/{slug}',
+  summary: 'One benchmark, optionally narrowed or pinned to a frozen day',
+  // Any slug reaches the page, which answers an HTML 404 for one it does not know.
+  request: { params: z.object({ slug: z.string() }), query: pageQuery() },
+  responses: pageResponses,
+});
+export const comparePageRoute = createRoute({
+  method: 'get',
+  path: '/compare/{pair}',
+  summary: 'Two providers head to head ({a}-vs-{b})',
+  request: { params: z.object({ pair: z.string() }) },
+  responses: pageResponses,
+});
+export const methodologyPageRoute = page('/methodology', 'How every benchmark is measured');
+export const faviconRoute = createRoute({
+  method: 'get',
+  path: '/favicon.ico',
+  summary: 'The site icon (SVG)',
+  responses: { 200: textResponse('SVG icon.', ['image/svg+xml']) },
+});
+export const mcpPageRoute = page('/mcp', 'How to connect an MCP client');
+
+export const MCP_PATH = '/api/mcp/mcp';
+
+export const mcpRoute = createRoute({
+  method: 'post',
+  path: MCP_PATH,
+  operationId: 'mcp',
+  summary:
+    'MCP server (Streamable HTTP, POST only): list_benchmarks, get_benchmark, compare_providers, query_prom, get_series',
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/json': { schema: { type: 'object', description: 'One JSON-RPC 2.0 message.' } },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: 'JSON-RPC response.',
+      content: { 'application/json': { schema: { type: 'object' } } },
+    },
+    202: { description: 'Notification accepted.' },
+    400: { description: 'Batch, bad JSON-RPC or unsupported protocol version.' },
+    403: { description: 'Origin or Host not allowed (DNS-rebinding protection).' },
+    413: { description: 'Body over 64 KiB.' },
+    429: { description: 'Rate limited; see Retry-After.' },
+  },
+});
+
+/** GET and DELETE on the MCP endpoint: a JSON-RPC 405 (stateless server, no SSE stream, no session). */
+export const mcpNotAllowedRoutes = (['get', 'delete'] as const).map((method) =>
+  createRoute({
+    method,
+    path: MCP_PATH,
+    summary: 'Not allowed: the MCP server answers POST only',
+    responses: { 405: { description: 'JSON-RPC error, Allow: POST.' } },
+  }),
+);

@@ -15,12 +15,12 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { METRICS } from '../src/core/metric-names.ts';
 import { hash32, prng } from '../src/core/prng.ts';
 import { type ProviderInfo, registerSyntheticProviders } from '../src/core/providers.ts';
 import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../src/core/sample-origin.ts';
 import type { Sample } from '../src/core/samples.ts';
 import { type BenchmarkSpecInput, checkSpecSet, parseSpec } from '../src/core/spec-schema.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { openStore } from '../src/store/open-store.ts';
 
 export interface CatalogueOptions {
@@ -81,6 +81,8 @@ export function catalogueSpec(i: number, providers: readonly ProviderInfo[]): Be
     license: 'CC-BY-4.0',
     window: '24h',
     cadence: '20m',
+    // The bench-only family whose benchmarks each have a value metric of their own (never probed).
+    family: 'synthetic',
     derivation: { mode: 'latest', metric: catalogueMetric(i) },
     dimensions: {
       region: { appliesTo: 'label', fromData: true },

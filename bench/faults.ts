@@ -19,12 +19,12 @@ import { cpus, release } from 'node:os';
 import { testConfig } from '../src/config.ts';
 import type { RankingRow, Stat } from '../src/core/api-schemas.ts';
 import { DAY_MS } from '../src/core/dates.ts';
-import { METRICS, STORED_METRIC_NAMES } from '../src/core/metric-names.ts';
 import { latestRows, type RankedRow, rankRows, windowRows } from '../src/core/rows.ts';
 import type { Sample } from '../src/core/samples.ts';
 import { type BenchmarkSpec, durationMs } from '../src/core/spec-schema.ts';
 import { unresponsiveProviders } from '../src/core/unresponsive.ts';
 import { loadHarnessConfig, simulatorEnv } from '../src/harness/config.ts';
+import { METRICS, STORED_METRIC_NAMES } from '../src/harness/families/metric-names.ts';
 import type { CycleReport } from '../src/harness/report.ts';
 import { startHarness } from '../src/harness/service.ts';
 import { createLogger } from '../src/log.ts';
@@ -216,16 +216,22 @@ function recompute(spec: BenchmarkSpec, evalTime: number): RankedRow[] {
   const lookback = 2 * durationMs(spec.cadence);
   const values = get(d.metric).filter((s) => inRange(s, windowStart - lookback));
   return rankRows(
-    windowRows(spec.providers, {
-      cellLabels: d.cellLabels,
-      values: values.filter((s) => s.t > windowStart),
-      probes: get(d.probeMetric).filter((s) => inRange(s, windowStart)),
-      counts: get(d.countMetric).filter((s) => inRange(s, windowStart)),
-      unions: get(d.unionMetric).filter((s) => inRange(s, windowStart)),
-      cycle5xx: get(d.cycle5xxMetric).filter(
-        (s) => inRange(s, windowStart) && s.labels.benchmark === spec.slug,
-      ),
-    }),
+    windowRows(
+      spec.providers,
+      {
+        cellLabels: d.cellLabels,
+        values: values.filter((s) => s.t > windowStart),
+        probes: get(d.probeMetric).filter((s) => inRange(s, windowStart)),
+      },
+      {
+        // The family's extra (trade capture's unresponsive marker), from its own stored cycles.
+        unresponsive: unresponsiveProviders(
+          get(METRICS.providerCycle5xx).filter(
+            (s) => inRange(s, windowStart) && s.labels.benchmark === spec.slug,
+          ),
+        ),
+      },
+    ),
     spec.higherIsBetter,
   );
 }

@@ -4,8 +4,8 @@
  * `victoria-metrics`), with 30 days of history: 3 metrics × 10 cells × 3 providers every 30 min.
  */
 import { cpus, platform, release } from 'node:os';
-import { METRICS } from '../src/core/metric-names.ts';
 import type { Matcher, Sample } from '../src/core/samples.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { openDuckDbStore } from '../src/store/duckdb-store.ts';
 import { openPrometheusStore, type PrometheusStore } from '../src/store/prometheus-store.ts';
 import type { SampleStore } from '../src/store/sample-store.ts';

@@ -4,8 +4,8 @@
  * view is invalidated and both OG images re-render in the worker while the load runs.
  */
 import { testConfig } from '../src/config.ts';
-import { METRICS } from '../src/core/metric-names.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { createLogger } from '../src/log.ts';
 import { defaultRoutes } from '../src/routes.ts';
 import { createService } from '../src/service.ts';

@@ -5,15 +5,19 @@ import { type EvmChainTable, evmChains } from '../src/harness/chains/evm-chains.
 import { KNOWN_CHAINS, knownChainBySlug, type SlugScheme } from '../src/harness/chains/known-chains.ts';
 import { resolveChain } from '../src/harness/chains/resolve.ts';
 import { looksLikeTestnet, testnetReason } from '../src/harness/chains/testnets.ts';
-import { codexNetworks } from '../src/harness/network/codex.ts';
-import { coingeckoNetworks } from '../src/harness/network/coingecko.ts';
-import { coinpaprikaNetworks } from '../src/harness/network/coinpaprika.ts';
-import { coinstatsNetworks } from '../src/harness/network/coinstats.ts';
-import { countNetworks, type Listing, type NetworkAdapter } from '../src/harness/network/contract.ts';
-import { covalentNetworks } from '../src/harness/network/covalent.ts';
-import { geckoterminalNetworks } from '../src/harness/network/geckoterminal.ts';
-import { mobulaNetworks } from '../src/harness/network/mobula.ts';
-import { simDuneNetworks } from '../src/harness/network/sim-dune.ts';
+import { codexNetworks } from '../src/harness/families/chain-listing/adapters/codex.ts';
+import { coingeckoNetworks } from '../src/harness/families/chain-listing/adapters/coingecko.ts';
+import { coinpaprikaNetworks } from '../src/harness/families/chain-listing/adapters/coinpaprika.ts';
+import { coinstatsNetworks } from '../src/harness/families/chain-listing/adapters/coinstats.ts';
+import {
+  countNetworks,
+  type Listing,
+  type NetworkAdapter,
+} from '../src/harness/families/chain-listing/adapters/contract.ts';
+import { covalentNetworks } from '../src/harness/families/chain-listing/adapters/covalent.ts';
+import { geckoterminalNetworks } from '../src/harness/families/chain-listing/adapters/geckoterminal.ts';
+import { mobulaNetworks } from '../src/harness/families/chain-listing/adapters/mobula.ts';
+import { simDuneNetworks } from '../src/harness/families/chain-listing/adapters/sim-dune.ts';
 import { buildListings, SIM_EVM_ID_BASE } from '../src/sim/networks.ts';
 import { type Simulator, startSimulator } from '../src/sim/server.ts';
 import { type StubServer, startStubServer } from '../src/sim/stub-server.ts';

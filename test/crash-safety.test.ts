@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import { labelsKey, type Sample } from '../src/core/samples.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { type DuckDbStore, openDuckDbStore } from '../src/store/duckdb-store.ts';
 import { type ServiceProcess, spawnService, until200 } from './helpers/service-process.ts';
 

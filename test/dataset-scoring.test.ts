@@ -5,12 +5,12 @@
  */
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import type { Sample } from '../src/core/samples.ts';
 import { buildDataset, type ModelAnswer, modelTradeCycle, tradeCycleTimes } from '../src/demo/dataset.ts';
-import { cycleFiveXxSample, scoreCell } from '../src/harness/cell-score.ts';
 import { loadHarnessConfig } from '../src/harness/config.ts';
 import { DigestSet, unionSize } from '../src/harness/digest-set.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
+import { cycleFiveXxSample, scoreCell } from '../src/harness/families/trade-capture/cell-score.ts';
 import { createMemoryStore } from '../src/harness/memory-store.ts';
 import { startHarness } from '../src/harness/service.ts';
 import { REFERENCE_TOKENS, type ReferenceToken } from '../src/harness/tokens.ts';

@@ -10,9 +10,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { runExportCli } from '../src/cli/export-cli.ts';
 import { testConfig } from '../src/config.ts';
-import { METRICS } from '../src/core/metric-names.ts';
 import type { Sample } from '../src/core/samples.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import {
   type DatasetFiles,
   writeDatasetFiles,

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BASE_URLS, HarnessConfigError, loadHarnessConfig } from '../src/harness/config.ts';
 import { guard } from '../src/harness/types.ts';
+import { loadProviderCatalogue } from '../src/publication/load-specs.ts';
+import { BENCHMARKS_DIR } from './helpers/fixture.ts';
 
 describe('harness configuration', () => {
+  // Before the catalogue is loaded nothing says which providers need a key: refused, not guessed.
+  it('refuses to run before the provider catalogue is loaded', async () => {
+    expect(() => loadHarnessConfig({})).toThrow(/provider catalogue is not loaded/);
+    await loadProviderCatalogue(BENCHMARKS_DIR);
+  });
+
   it('defaults: production base URLs, 30 s timeout, keyed providers without keys not configured', () => {
     const c = loadHarnessConfig({});
     expect(c.timeoutMs).toBe(30_000);

@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STORED_METRIC_NAMES } from '../src/core/metric-names.ts';
 import type { Sample } from '../src/core/samples.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
 import { backfillSlots, startHarnessDemo } from '../src/demo/harness-demo.ts';
+import { STORED_METRIC_NAMES } from '../src/harness/families/metric-names.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
 import type { Store } from '../src/store/sample-store.ts';
 import { openTestStore } from './helpers/memory-store.ts';

@@ -2,16 +2,23 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type EvmChainTable, evmChains } from '../src/harness/chains/evm-chains.ts';
 import { resolveChain } from '../src/harness/chains/resolve.ts';
-import { codexNetworks } from '../src/harness/network/codex.ts';
-import { coingeckoNetworks } from '../src/harness/network/coingecko.ts';
-import { coinpaprikaNetworks } from '../src/harness/network/coinpaprika.ts';
-import { coinstatsNetworks } from '../src/harness/network/coinstats.ts';
-import { countNetworks, type NetworkAdapter } from '../src/harness/network/contract.ts';
-import { covalentNetworks } from '../src/harness/network/covalent.ts';
-import { checkListing, type Listing, type ListingEntry } from '../src/harness/network/entries.ts';
-import { geckoterminalNetworks } from '../src/harness/network/geckoterminal.ts';
-import { mobulaHints, mobulaNetworks } from '../src/harness/network/mobula.ts';
-import { simDuneNetworks } from '../src/harness/network/sim-dune.ts';
+import { codexNetworks } from '../src/harness/families/chain-listing/adapters/codex.ts';
+import { coingeckoNetworks } from '../src/harness/families/chain-listing/adapters/coingecko.ts';
+import { coinpaprikaNetworks } from '../src/harness/families/chain-listing/adapters/coinpaprika.ts';
+import { coinstatsNetworks } from '../src/harness/families/chain-listing/adapters/coinstats.ts';
+import {
+  countNetworks,
+  type NetworkAdapter,
+} from '../src/harness/families/chain-listing/adapters/contract.ts';
+import { covalentNetworks } from '../src/harness/families/chain-listing/adapters/covalent.ts';
+import {
+  checkListing,
+  type Listing,
+  type ListingEntry,
+} from '../src/harness/families/chain-listing/adapters/entries.ts';
+import { geckoterminalNetworks } from '../src/harness/families/chain-listing/adapters/geckoterminal.ts';
+import { mobulaHints, mobulaNetworks } from '../src/harness/families/chain-listing/adapters/mobula.ts';
+import { simDuneNetworks } from '../src/harness/families/chain-listing/adapters/sim-dune.ts';
 import {
   type StubRequest,
   type StubResponse,

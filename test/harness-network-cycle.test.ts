@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import { eq } from '../src/core/samples.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
 import { loadHarnessConfig, simulatorEnv } from '../src/harness/config.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { type Harness, startHarness } from '../src/harness/service.ts';
 import type { LogLevel } from '../src/harness/types.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HarnessProvider } from '../src/harness/config.ts';
 import type { AdapterContext } from '../src/harness/context.ts';
+import { bitqueryTrades } from '../src/harness/families/trade-capture/adapters/bitquery.ts';
+import { codexTrades } from '../src/harness/families/trade-capture/adapters/codex.ts';
+import type { TradeAdapter } from '../src/harness/families/trade-capture/adapters/contract.ts';
+import { mobulaTrades } from '../src/harness/families/trade-capture/adapters/mobula.ts';
 import type { ReferenceToken } from '../src/harness/tokens.ts';
-import { bitqueryTrades } from '../src/harness/trades/bitquery.ts';
-import { codexTrades } from '../src/harness/trades/codex.ts';
-import type { TradeAdapter } from '../src/harness/trades/contract.ts';
-import { mobulaTrades } from '../src/harness/trades/mobula.ts';
 import { blame } from '../src/harness/types.ts';
 import {
   type StubRequest,

@@ -1,11 +1,11 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import { eq } from '../src/core/samples.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
-import { capturePct } from '../src/harness/capture.ts';
 import { loadHarnessConfig, simulatorEnv } from '../src/harness/config.ts';
 import { DigestSet, unionSize } from '../src/harness/digest-set.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
+import { capturePct } from '../src/harness/families/trade-capture/capture.ts';
 import { type Harness, startHarness } from '../src/harness/service.ts';
 import { REFERENCE_TOKENS, type ReferenceToken } from '../src/harness/tokens.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';

@@ -5,13 +5,13 @@
  */
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import { percentOf, publishedPct } from '../src/core/percent.ts';
 import { windowRows } from '../src/core/rows.ts';
 import type { Sample } from '../src/core/samples.ts';
 import { evaluateSeries, seriesGrid } from '../src/core/series.ts';
 import { quantileSorted, round6 } from '../src/core/stats.ts';
 import { startHarnessDemo } from '../src/demo/harness-demo.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { fixture, H, NOW } from './helpers/fixture.ts';
 
 const BENCH = 'token-trade-coverage';
@@ -124,9 +124,6 @@ describe('rule 2: a failure on a cell where everyone else returned zero counts',
         { metric: 'p', labels, t: 2, v: 0 },
         { metric: 'p', labels, t: 3, v: 0 },
       ],
-      counts: [],
-      unions: [],
-      cycle5xx: [],
     });
     expect(rows[0]?.successRate).toBe(33.3333);
   });

@@ -1,10 +1,10 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import { eq } from '../src/core/samples.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
 import { isFiveXxCycle } from '../src/core/unresponsive.ts';
 import { loadHarnessConfig } from '../src/harness/config.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { startHarness } from '../src/harness/service.ts';
 import { REFERENCE_TOKENS, type ReferenceToken } from '../src/harness/tokens.ts';
 import { blame, type ProbeFailure } from '../src/harness/types.ts';

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { runHarnessCli } from '../src/cli/harness-cli.ts';
-import { METRICS } from '../src/core/metric-names.ts';
 import { windowRows } from '../src/core/rows.ts';
 import type { Sample } from '../src/core/samples.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { createMemoryStore } from '../src/harness/memory-store.ts';
 import { fixture, H, NOW } from './helpers/fixture.ts';
 
@@ -99,9 +99,6 @@ describe('rule 1: fair aggregation across cells', () => {
         cellLabels: ['chain', 'token'],
         values: [c('mobula', 1, 100), c('codex', 1, 50), c('mobula', 2, 100)],
         probes: [],
-        counts: [],
-        unions: [],
-        cycle5xx: [],
       },
     );
     expect(rows.map((r) => [r.slug, r.sampleSize, r.ms.mean])).toEqual([

@@ -1,10 +1,10 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auditSchema } from '../src/core/api-schemas.ts';
-import { METRICS } from '../src/core/metric-names.ts';
 import { eq } from '../src/core/samples.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
 import { loadHarnessConfig, simulatorEnv } from '../src/harness/config.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { type Harness, startHarness } from '../src/harness/service.ts';
 import { buildAudit } from '../src/publication/audit.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';

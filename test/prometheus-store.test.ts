@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import { labelsKey, type Matcher, type Sample } from '../src/core/samples.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { type DuckDbStore, openDuckDbStore } from '../src/store/duckdb-store.ts';
 import { openPrometheusStore, type PrometheusStore } from '../src/store/prometheus-store.ts';
 import type { LatestQuery, SelectQuery } from '../src/store/sample-store.ts';

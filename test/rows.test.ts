@@ -1,7 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { latestRows, rankRows, windowRows } from '../src/core/rows.ts';
 import type { Sample } from '../src/core/samples.ts';
 import type { ProviderEntry } from '../src/core/spec-schema.ts';
+import { unresponsiveProviders } from '../src/core/unresponsive.ts';
+import { loadProviderCatalogue } from '../src/publication/load-specs.ts';
+import { BENCHMARKS_DIR } from './helpers/fixture.ts';
+
+// Provider names come from the catalogue (benchmarks/providers.yml).
+beforeAll(async () => {
+  await loadProviderCatalogue(BENCHMARKS_DIR);
+});
 
 const p = (slug: string, extra: Partial<ProviderEntry> = {}): ProviderEntry => ({
   slug,
@@ -15,7 +23,7 @@ const s = (metric: string, labels: Record<string, string>, t: number, v: number)
   v,
 });
 
-describe('latestRows (network-coverage)', () => {
+describe('latestRows (chain-listing)', () => {
   it('uses the latest sample per provider and repeats the count in every slot', () => {
     const rows = latestRows(
       [p('geckoterminal', { kind: 'dex-index' }), p('codex'), p('mobula')],
@@ -38,9 +46,8 @@ describe('latestRows (network-coverage)', () => {
 const cycle = (provider: string, t: number, v: number) =>
   s('x', { benchmark: 'token-trade-coverage', provider }, t, v);
 
-describe('windowRows (token-trade-coverage)', () => {
+describe('windowRows (trade-capture extras)', () => {
   const cellLabels = ['chain', 'token'];
-  const none = { counts: [], unions: [], cycle5xx: [] };
 
   it('computes quantiles, mean, success rate and sample size per provider over comparable cells', () => {
     const c = (provider: string, chain: string, token: string, t: number, v: number) =>
@@ -65,7 +72,6 @@ describe('windowRows (token-trade-coverage)', () => {
       cellLabels,
       values,
       probes,
-      ...none,
     });
     expect(rows.map((r) => r.slug)).toEqual(['mobula', 'codex']);
     // sorted [70,80,90,100]: p50 h=1.5 → 85; p90 h=2.7 → 97; p99 h=2.97 → 99.7; mean 85
@@ -81,8 +87,11 @@ describe('windowRows (token-trade-coverage)', () => {
       s('c', { provider: 'mobula', chain: 'solana', token: 'BONK' }, 3, 100),
     ];
     const rows = (cycle5xx: Sample[]) =>
-      windowRows([p('codex')], { cellLabels, values, probes: [], counts: [], unions: [], cycle5xx })[0]
-        ?.unresponsive;
+      windowRows(
+        [p('codex')],
+        { cellLabels, values, probes: [] },
+        { unresponsive: unresponsiveProviders(cycle5xx) },
+      )[0]?.unresponsive;
     expect(rows([cycle('codex', 1, 1), cycle('codex', 2, 1), cycle('codex', 3, 1)])).toBe(true);
     expect(rows([cycle('codex', 1, 1), cycle('codex', 2, 1)])).toBe(false);
     expect(

@@ -4,10 +4,10 @@
  * publishes at that instant.
  */
 import { describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import { PROVIDERS } from '../src/core/providers.ts';
 import type { Sample } from '../src/core/samples.ts';
 import { carryForward, evaluateSeries, seriesGrid, sparklineSegments } from '../src/core/series.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
 import { fixture, H, NOW } from './helpers/fixture.ts';
 import { serverWithApi } from './helpers/openapi.ts';
 

@@ -1,11 +1,11 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/core/metric-names.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
 import { loadHarnessConfig, simulatorEnv } from '../src/harness/config.ts';
+import { METRICS } from '../src/harness/families/metric-names.ts';
+import { bitqueryQuery } from '../src/harness/families/trade-capture/adapters/bitquery.ts';
 import { startHarness } from '../src/harness/service.ts';
 import { REFERENCE_TOKENS } from '../src/harness/tokens.ts';
-import { bitqueryQuery } from '../src/harness/trades/bitquery.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
 import type { FaultSetting } from '../src/sim/faults.ts';
 import { PROFILE_RANGES } from '../src/sim/profiles.ts';

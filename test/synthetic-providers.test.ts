@@ -12,14 +12,18 @@ import {
   registerSyntheticProviders,
 } from '../src/core/providers.ts';
 import { parseSpec, SpecError } from '../src/core/spec-schema.ts';
-import { loadSpecs } from '../src/publication/load-specs.ts';
+import { loadProviderCatalogue, loadSpecs } from '../src/publication/load-specs.ts';
 import { readOrigins } from '../src/publication/sample-origins.ts';
 import { openDuckDbStore } from '../src/store/duckdb-store.ts';
+import { BENCHMARKS_DIR } from './helpers/fixture.ts';
 
 // Registration is process-wide; vitest runs each test file in its own module graph, so the checks
 // of the unregistered state come first and nothing leaks into other files.
 describe('synthetic providers (scale benchmarks only)', () => {
-  it('are absent unless registered: the registry is the ten real providers', () => {
+  it('are absent unless registered: the registry is the ten real providers', async () => {
+    // The registry is the catalogue (benchmarks/providers.yml) once loaded, nothing before.
+    expect(PROVIDERS.size).toBe(0);
+    await loadProviderCatalogue(BENCHMARKS_DIR);
     expect(PROVIDERS.size).toBe(10);
     expect([...PROVIDERS.keys()].some((s) => s.startsWith('synthetic-'))).toBe(false);
     expect(isSyntheticProvider('synthetic-01')).toBe(false);

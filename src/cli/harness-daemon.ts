@@ -5,7 +5,7 @@ import { HarnessConfigError, loadHarnessConfig } from '../harness/config.ts';
 import { startHarness } from '../harness/service.ts';
 import { createLogger } from '../log.ts';
 import { harnessLog } from '../main.ts';
-import { loadSpecs } from '../publication/load-specs.ts';
+import { loadProviderCatalogue, loadSpecs } from '../publication/load-specs.ts';
 import { createPublication } from '../publication/publication.ts';
 import { droppedSamples } from '../service.ts';
 import { openStore } from '../store/open-store.ts';
@@ -38,6 +38,8 @@ export async function runHarnessDaemon(
   try {
     config = loadConfig(env);
     storeConfig = loadStoreConfig(env);
+    // The harness configuration reads which providers need keys from the provider catalogue.
+    await loadProviderCatalogue(config.benchmarksDir);
     harnessConfig = loadHarnessConfig(env);
   } catch (e) {
     if (e instanceof ConfigError || e instanceof StoreConfigError || e instanceof HarnessConfigError) {

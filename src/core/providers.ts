@@ -1,7 +1,8 @@
 /**
  * The one provider registry. Specs and harness adapters refer to providers by slug only, so a
  * provider can never be labelled two ways (the reference shipped `dune` in the harness and
- * `sim-dune` in the spec).
+ * `sim-dune` in the spec). The providers are data: benchmarks/providers.yml, read beside the specs
+ * (src/publication/load-specs.ts) and handed to `registerProviderCatalogue`; this module does no I/O.
  */
 export interface ProviderInfo {
   readonly slug: string;
@@ -13,97 +14,33 @@ export interface ProviderInfo {
   readonly keyRequired: boolean;
   /**
    * Chart color (hex), fixed per provider so a provider keeps its color on every chart, range and
-   * filter; the ten are distinct, Tableau-10-like hues readable on light and dark backgrounds.
+   * filter; the catalogue's are distinct, Tableau-10-like hues readable on light and dark backgrounds.
    */
   readonly color: string;
+  /** Benchmark families the provider can be measured in (a family names what is probed). */
+  readonly families: readonly string[];
 }
 
-const list = [
-  {
-    slug: 'geckoterminal',
-    name: 'GeckoTerminal',
-    website: 'https://www.geckoterminal.com',
-    keyRequired: false,
-    color: '#4e79a7',
-  },
-  {
-    slug: 'codex',
-    name: 'Codex',
-    website: 'https://www.codex.io',
-    apiKeyEnv: 'CODEX_API_KEY',
-    keyRequired: true,
-    color: '#f28e2b',
-  },
-  {
-    slug: 'mobula',
-    name: 'Mobula',
-    website: 'https://mobula.io',
-    apiKeyEnv: 'MOBULA_API_KEY',
-    keyRequired: true,
-    color: '#e15759',
-  },
-  {
-    slug: 'coinpaprika',
-    name: 'CoinPaprika',
-    website: 'https://coinpaprika.com',
-    keyRequired: false,
-    color: '#76b7b2',
-  },
-  {
-    slug: 'covalent',
-    name: 'Covalent',
-    website: 'https://goldrush.dev',
-    apiKeyEnv: 'COVALENT_API_KEY',
-    keyRequired: true,
-    color: '#59a14f',
-  },
-  {
-    slug: 'coinstats',
-    name: 'CoinStats',
-    website: 'https://coinstats.app',
-    apiKeyEnv: 'COINSTATS_API_KEY',
-    keyRequired: true,
-    color: '#edc948',
-  },
-  {
-    slug: 'sim-dune',
-    name: 'Sim by Dune',
-    website: 'https://sim.dune.com',
-    apiKeyEnv: 'SIM_DUNE_API_KEY',
-    keyRequired: false,
-    color: '#b07aa1',
-  },
-  {
-    slug: 'coingecko',
-    name: 'CoinGecko',
-    website: 'https://www.coingecko.com',
-    keyRequired: false,
-    color: '#ff9da7',
-  },
-  {
-    slug: 'bitquery',
-    name: 'Bitquery',
-    website: 'https://bitquery.io',
-    apiKeyEnv: 'BITQUERY_API_KEY',
-    keyRequired: true,
-    color: '#9c755f',
-  },
-  {
-    slug: 'moralis',
-    name: 'Moralis',
-    website: 'https://moralis.com',
-    apiKeyEnv: 'MORALIS_API_KEY',
-    keyRequired: true,
-    color: '#bab0ac',
-  },
-] as const satisfies readonly ProviderInfo[];
+const registry = new Map<string, ProviderInfo>();
 
-export type ProviderSlug = (typeof list)[number]['slug'];
-
-const registry = new Map<string, ProviderInfo>(list.map((p) => [p.slug, p]));
-
-/** The real providers, plus synthetic ones only after `registerSyntheticProviders` (benchmarks). */
+/**
+ * The catalogue's providers once it is loaded, plus synthetic ones only after
+ * `registerSyntheticProviders` (benchmarks).
+ */
 export const PROVIDERS: ReadonlyMap<string, ProviderInfo> = registry;
+
+/**
+ * Installs the provider catalogue (benchmarks/providers.yml, already validated). Loading it again
+ * replaces the real providers and keeps the synthetic ones, so a reload never duplicates nor
+ * forgets a provider.
+ */
+export function registerProviderCatalogue(list: readonly ProviderInfo[]): void {
+  for (const slug of [...registry.keys()]) if (!synthetic.has(slug)) registry.delete(slug);
+  const kept = [...registry.values()];
+  registry.clear();
+  for (const p of list) registry.set(p.slug, p);
+  for (const p of kept) if (!registry.has(p.slug)) registry.set(p.slug, p);
+}
 
 /** Most synthetic providers one run may register (two-digit numbers keep the slugs sortable). */
 export const MAX_SYNTHETIC_PROVIDERS = 99;
@@ -130,7 +67,7 @@ function hslHex(h: number, s: number, l: number): string {
 
 /**
  * Adds `synthetic-01` … `synthetic-NN` ("Synthetic 01" …) to the registry, for scale benchmarks that
- * need more providers per spec than the ten real ones (CITEBENCH_SYNTHETIC_PROVIDERS at start-up).
+ * need more providers per spec than the real ones (CITEBENCH_SYNTHETIC_PROVIDERS at start-up).
  * Never called in a normal run, so the registry is then exactly the real providers. Anything
  * published with them says so by name, and their website is on the reserved `.invalid` TLD so no
  * link points anywhere real. Colors step round the hue circle by the golden angle, so any count
@@ -153,6 +90,8 @@ export function registerSyntheticProviders(count: number): ProviderInfo[] {
       website: `https://synthetic-${n}.invalid/`,
       keyRequired: false,
       color: hslHex((i * 137.508) % 360, 0.55, 0.5),
+      // Measured by nothing: a synthetic provider may stand in any family (isSyntheticProvider).
+      families: [],
     });
   }
   return [...synthetic].map((slug) => registry.get(slug) as ProviderInfo);

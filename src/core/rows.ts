@@ -1,11 +1,10 @@
 import type { RankingRow } from './api-schemas.ts';
 import { isoTime } from './format.ts';
-import { percentOf, publishedPct } from './percent.ts';
+import { publishedPct } from './percent.ts';
 import { providerName } from './providers.ts';
 import { byProvider, type Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
 import { mean, quantileSorted, round6 } from './stats.ts';
-import { unresponsiveProviders } from './unresponsive.ts';
 
 /** A ranking row before ranks and links are assigned. */
 export type UnrankedRow = Omit<RankingRow, 'rank' | 'audit'>;
@@ -23,7 +22,7 @@ function base(p: ProviderEntry): Pick<UnrankedRow, 'name' | 'slug'> & { kind?: s
 }
 
 /**
- * `latest` derivation (network-coverage): a provider's value is its latest successful sample; a
+ * `latest` derivation: a provider's value is its latest successful sample; a
  * failed refresh writes none, so the row falls back to the last good one. p50 = p90 = p99 = mean =
  * the value, successRate 100, sampleSize = the value (spec 2.6).
  */
@@ -57,16 +56,26 @@ export function latestRows(providers: readonly ProviderEntry[], latest: readonly
 export interface WindowInput {
   /** Labels that identify one cell, e.g. [chain, token]. */
   readonly cellLabels: readonly string[];
-  /** Capture samples in the window (already narrowed to the selected cells). */
+  /** Value samples in the window (already narrowed to the selected cells). */
   readonly values: readonly Sample[];
   /** Probe outcomes in the window (1 ok, 0 a failure the provider caused). */
   readonly probes: readonly Sample[];
-  /** Distinct transactions per provider, cell and cycle (for the union baseline). */
-  readonly counts: readonly Sample[];
-  /** Union of every provider's distinct transactions per cell and cycle. */
-  readonly unions: readonly Sample[];
-  /** One sample per provider and cycle: 1 when it was a cycle of 5xx (see core/unresponsive.ts). */
-  readonly cycle5xx: readonly Sample[];
+}
+
+/**
+ * What a family adds to the shared `window` derivation, known here by shape only: trade capture's
+ * unresponsive marker and union baseline; later RPC's per-region and per-method cells. The family
+ * builds it from samples it reads itself (src/harness/families/<family>/derivation.ts).
+ */
+export interface WindowRowExtras {
+  /** Providers kept as rows but never ranked (e.g. three cycles of 5xx). */
+  readonly unresponsive?: ReadonlySet<string>;
+  /**
+   * Fields the family adds to a provider's row (they must exist in the row schema), from the
+   * samples its statistics used; `pairKey` names their (cell, cycle) pairs. Placed after the
+   * shared fields and before lastSampleAt.
+   */
+  fields?(provider: string, used: readonly Sample[], pairKey: (s: Sample) => string): Record<string, unknown>;
 }
 
 /**
@@ -110,12 +119,6 @@ export function usedSamples<T>(
   return shared.length === 0 ? { used: own, noComparison: true } : { used: shared, noComparison: false };
 }
 
-function summary(vs: number[]): { p50: number; mean: number } | null {
-  if (vs.length === 0) return null;
-  const sorted = vs.sort((a, b) => a - b);
-  return { p50: round6(quantileSorted(sorted, 0.5)), mean: round6(mean(sorted)) };
-}
-
 /**
  * successRate, written once: the share of successful probes among every probe the provider was
  * sent on the view's cells and cycles, failed ones included. It counts a probe whether or not a
@@ -130,55 +133,43 @@ export function successRate(probes: readonly Sample[]): number {
 }
 
 /**
- * `window` derivation (token-trade-coverage): per provider, quantiles and mean of its capture
- * samples on comparable (cell, cycle) pairs in the window, and the union baseline over exactly
- * those pairs; sampleSize = those samples; successRate over every probe of the view (see
- * successRate). A provider measured only on pairs nobody else measured keeps a row from its own
- * samples, flagged `noComparison` and never ranked.
+ * `window` derivation: per provider, quantiles and mean of its value samples on comparable (cell,
+ * cycle) pairs in the window; sampleSize = those samples; successRate over every probe of the view
+ * (see successRate); whatever the family adds (`extras`) over exactly those pairs. A provider
+ * measured only on pairs nobody else measured keeps a row from its own samples, flagged
+ * `noComparison` and never ranked.
  */
-export function windowRows(providers: readonly ProviderEntry[], input: WindowInput): UnrankedRow[] {
+export function windowRows(
+  providers: readonly ProviderEntry[],
+  input: WindowInput,
+  extras: WindowRowExtras = {},
+): UnrankedRow[] {
   const key = pairKeyOf(input.cellLabels);
   const comparable = comparablePairs(input.values, input.cellLabels);
   const ownSamples = byProvider(input.values);
   const ownProbes = byProvider(input.probes);
-  const countAt = new Map<string, number>();
-  for (const s of input.counts) countAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
-  const unionAt = new Map<string, number>();
-  for (const s of input.unions) unionAt.set(key(s), s.v);
-  const unresponsive = unresponsiveProviders(input.cycle5xx);
-
   const rows: UnrankedRow[] = [];
   for (const p of providers) {
     const own = ownSamples.get(p.slug);
     if (!own || own.length === 0) continue;
     const { used, noComparison } = usedSamples(own, (s) => comparable.has(key(s)));
     let newest = 0;
-    const unionPcts: number[] = [];
-    for (const s of used) {
-      const k = key(s);
-      const count = countAt.get(`${p.slug}\u0001${k}`);
-      const union = unionAt.get(k);
-      const pct = count === undefined || union === undefined ? null : percentOf(count, union);
-      if (pct !== null) unionPcts.push(pct);
-      newest = Math.max(newest, s.t);
-    }
+    for (const s of used) newest = Math.max(newest, s.t);
     const sorted = used.map((s) => s.v).sort((a, b) => a - b);
-    rows.push(
-      Object.assign(base(p), {
-        ms: {
-          p50: round6(quantileSorted(sorted, 0.5)),
-          p90: round6(quantileSorted(sorted, 0.9)),
-          p99: round6(quantileSorted(sorted, 0.99)),
-          mean: round6(mean(sorted)),
-        },
-        successRate: successRate(ownProbes.get(p.slug) ?? []),
-        sampleSize: sorted.length,
-        unresponsive: unresponsive.has(p.slug),
-        noComparison,
-        unionCapture: summary(unionPcts),
-        lastSampleAt: isoTime(newest),
-      }),
-    );
+    const row = Object.assign(base(p), {
+      ms: {
+        p50: round6(quantileSorted(sorted, 0.5)),
+        p90: round6(quantileSorted(sorted, 0.9)),
+        p99: round6(quantileSorted(sorted, 0.99)),
+        mean: round6(mean(sorted)),
+      },
+      successRate: successRate(ownProbes.get(p.slug) ?? []),
+      sampleSize: sorted.length,
+      unresponsive: extras.unresponsive?.has(p.slug) ?? false,
+      noComparison,
+    });
+    if (extras.fields) Object.assign(row, extras.fields(p.slug, used, key));
+    rows.push(Object.assign(row, { lastSampleAt: isoTime(newest) }));
   }
   return rows;
 }

@@ -1,4 +1,4 @@
-import { METRICS } from './metric-names.ts';
+import { ORIGIN_METRIC_NAMES } from './family.ts';
 import type { Matcher, Sample } from './samples.ts';
 
 /**
@@ -22,13 +22,9 @@ export function labelSimulated(samples: readonly Sample[]): Sample[] {
 
 /**
  * Metrics every harness cycle writes whatever happens (a listing count or a probe), so reading the
- * newest sample of each is enough to know which origins a store holds. The cycle marker is written
- * by every completed cycle of every benchmark, so a benchmark with a metric of its own (the
- * synthetic catalogue of bench/catalogue.ts) is recognised too.
+ * newest sample of each is enough to know which origins a store holds. Each family declares its own
+ * (core/family.ts `originMetrics`); the cycle marker is written by every completed cycle of every
+ * benchmark, so a benchmark with a metric of its own (the synthetic catalogue of bench/catalogue.ts)
+ * is recognised too. Filled in place as families register.
  */
-export const ORIGIN_PROBE_METRICS: readonly string[] = [
-  METRICS.networksSupported,
-  METRICS.tokenTradeProbeOk,
-  METRICS.providerCycle5xx,
-  METRICS.harnessCycle,
-];
+export const ORIGIN_PROBE_METRICS: readonly string[] = ORIGIN_METRIC_NAMES;

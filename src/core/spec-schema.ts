@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PROVIDERS } from './providers.ts';
+import { FAMILIES, type FamilyShape, metricLabels } from './family.ts';
+import { isSyntheticProvider, PROVIDERS, type ProviderInfo } from './providers.ts';
 
 export const SLUG_RE = /^[a-z0-9][a-z0-9-]{0,79}$/;
 export const DIMENSION_VALUE_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -34,26 +35,24 @@ const dimension = z
 
 const duration = z.string().regex(/^\d+[smhd]$/, 'must be a duration such as 30m, 6h or 24h');
 
+const metricName = z.string().regex(/^[a-z_][a-z0-9_]*$/);
+
 const latestDerivation = z.strictObject({
   /** A provider's value is its latest successful sample of `metric` at or before evaluation time. */
   mode: z.literal('latest'),
-  metric: z.string().regex(/^[a-z_][a-z0-9_]*$/),
+  metric: metricName,
 });
 
-const metricName = z.string().regex(/^[a-z_][a-z0-9_]*$/);
-
+/**
+ * Quantiles and mean over the samples of `metric` in the window, on comparable (cell, cycle) pairs.
+ * What else a family's rows read (trade capture's union baseline, its unresponsive marker) is the
+ * family's business, declared with its metrics (src/harness/families), never here.
+ */
 const windowDerivation = z.strictObject({
-  /** Quantiles and mean over the samples of `metric` in the window, on comparable (cell, cycle) pairs. */
   mode: z.literal('window'),
   metric: metricName,
   /** 1 = the probe succeeded; 0 = a failure the provider caused. Drives successRate. */
   probeMetric: metricName,
-  /** Distinct transactions per provider and cell (numerator of the union baseline). */
-  countMetric: metricName,
-  /** Union of every provider's distinct transactions per cell (the union baseline). */
-  unionMetric: metricName,
-  /** One sample per provider and cycle, 1 for a cycle of 5xx: drives the unresponsive marker. */
-  cycle5xxMetric: metricName,
   /** Labels that identify one cell, e.g. [chain, token]. */
   cellLabels: z.array(metricName).min(1),
 });
@@ -68,61 +67,28 @@ const providerEntry = z.strictObject({
   chains: z.array(z.string().regex(DIMENSION_VALUE_RE)).optional(),
 });
 
-export const benchmarkSpecSchema = z
-  .strictObject({
-    slug: z.string().regex(SLUG_RE, 'must match ^[a-z0-9][a-z0-9-]{0,79}$'),
-    number: z.string().regex(/^\d{3}$/, 'must be a three-digit string such as "005"'),
-    title: z.string().min(1).max(200),
-    subtitle: z.string().min(1).max(400),
-    category: z.enum(['Aggregators', 'Bridges', 'Blockchains', 'Trading', 'Wallets', 'RPCs', 'Explorers']),
-    metric: z.string().min(1).max(100),
-    unit: z.enum(['ms', 'pct', 'count', 'usd']),
-    higherIsBetter: z.boolean(),
-    status: z.enum(['live', 'draft']).default('live'),
-    abstract: z.string().min(40).max(4000),
-    methodology: z.array(z.string().min(1).max(500)).min(1).max(40),
-    source: z.url(),
-    license: z.literal('CC-BY-4.0'),
-    window: z.literal('24h'),
-    cadence: duration,
-    derivation: z.discriminatedUnion('mode', [latestDerivation, windowDerivation]),
-    dimensions: z.partialRecord(z.enum(DIMENSION_NAMES), dimension).default({}),
-    providers: z.array(providerEntry).min(1),
-  })
-  .superRefine((spec, ctx) => {
-    const seen = new Set<string>();
-    spec.providers.forEach((p, i) => {
-      if (!PROVIDERS.has(p.slug)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['providers', i, 'slug'],
-          message: `unknown provider "${p.slug}" (not in src/core/providers.ts)`,
-        });
-      }
-      if (seen.has(p.slug)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['providers', i, 'slug'],
-          message: `duplicate provider "${p.slug}"`,
-        });
-      }
-      seen.add(p.slug);
-    });
-    for (const [name, dim] of Object.entries(spec.dimensions)) {
-      if (dim?.appliesTo !== 'provider') continue;
-      const allowed = new Set(dim.values.map((v) => v.value));
-      spec.providers.forEach((p, i) => {
-        const attr = (p as Record<string, unknown>)[name];
-        if (typeof attr !== 'string' || !allowed.has(attr)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['providers', i, name],
-            message: `must be one of ${[...allowed].join(', ')} (dimension "${name}" applies to providers)`,
-          });
-        }
-      });
-    }
-  });
+export const benchmarkSpecSchema = z.strictObject({
+  slug: z.string().regex(SLUG_RE, 'must match ^[a-z0-9][a-z0-9-]{0,79}$'),
+  number: z.string().regex(/^\d{3}$/, 'must be a three-digit string such as "005"'),
+  title: z.string().min(1).max(200),
+  subtitle: z.string().min(1).max(400),
+  category: z.enum(['Aggregators', 'Bridges', 'Blockchains', 'Trading', 'Wallets', 'RPCs', 'Explorers']),
+  metric: z.string().min(1).max(100),
+  unit: z.enum(['ms', 'pct', 'count', 'usd']),
+  higherIsBetter: z.boolean(),
+  status: z.enum(['live', 'draft']).default('live'),
+  abstract: z.string().min(40).max(4000),
+  methodology: z.array(z.string().min(1).max(500)).min(1).max(40),
+  source: z.url(),
+  license: z.literal('CC-BY-4.0'),
+  window: z.literal('24h'),
+  cadence: duration,
+  /** The benchmark family that measures it (src/harness/families/<family>/). */
+  family: z.string().regex(SLUG_RE, 'must match ^[a-z0-9][a-z0-9-]{0,79}$'),
+  derivation: z.discriminatedUnion('mode', [latestDerivation, windowDerivation]),
+  dimensions: z.partialRecord(z.enum(DIMENSION_NAMES), dimension).default({}),
+  providers: z.array(providerEntry).min(1),
+});
 
 export type BenchmarkSpecInput = z.input<typeof benchmarkSpecSchema>;
 type ParsedSpec = z.output<typeof benchmarkSpecSchema>;
@@ -140,21 +106,137 @@ export function durationMs(d: string): number {
 
 export class SpecError extends Error {}
 
-/** Parses one spec; the error names the file, the field and the problem. */
-export function parseSpec(file: string, data: unknown): BenchmarkSpec {
-  const res = benchmarkSpecSchema.safeParse(data);
-  if (res.success) {
-    const expected = file.replace(/^.*\//, '').replace(/\.ya?ml$/, '');
-    if (expected !== res.data.slug) {
-      throw new SpecError(`${file}: field "slug": must equal the file name "${expected}"`);
-    }
-    return res.data;
+/** What a spec is checked against besides its own shape: the provider catalogue and the families. */
+export interface SpecContext {
+  readonly providers: ReadonlyMap<string, ProviderInfo>;
+  readonly families: ReadonlyMap<string, FamilyShape>;
+}
+
+/** The registered catalogue and families (loadSpecs registers them before parsing). */
+export function registeredSpecContext(): SpecContext {
+  return { providers: PROVIDERS, families: FAMILIES };
+}
+
+type Issue = { readonly field: string; readonly message: string };
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The checks that need more than one field or the context: file name, family, its metrics and
+ * cadence, providers from the catalogue and measurable in the family, provider dimensions. They
+ * read the raw input defensively, so they run even when the shape check failed elsewhere and a
+ * file's every problem is reported at once.
+ */
+function referenceIssues(file: string, data: unknown, ctx: SpecContext): Issue[] {
+  if (!isRecord(data)) return [];
+  const out: Issue[] = [];
+  const expected = file.replace(/^.*\//, '').replace(/\.ya?ml$/, '');
+  if (typeof data.slug === 'string' && data.slug !== expected) {
+    out.push({ field: 'slug', message: `must equal the file name "${expected}"` });
   }
-  const lines = res.error.issues.map((iss) => {
-    const field = iss.path.length ? iss.path.map(String).join('.') : '(root)';
-    return `${file}: field "${field}": ${iss.message}`;
+  const family = typeof data.family === 'string' ? ctx.families.get(data.family) : undefined;
+  if (typeof data.family === 'string' && !family) {
+    const known = [...ctx.families.keys()].join(', ') || 'none registered';
+    out.push({ field: 'family', message: `unknown family "${data.family}" (known: ${known})` });
+  }
+  if (family) out.push(...familyIssues(family, data));
+  const providers = Array.isArray(data.providers) ? data.providers : [];
+  const seen = new Set<string>();
+  providers.forEach((p: unknown, i) => {
+    if (!isRecord(p) || typeof p.slug !== 'string') return;
+    const info = ctx.providers.get(p.slug);
+    if (!info) {
+      out.push({
+        field: `providers.${i}.slug`,
+        message: `unknown provider "${p.slug}" (not in the provider catalogue, benchmarks/providers.yml)`,
+      });
+    } else if (family && !isSyntheticProvider(p.slug) && !info.families.includes(family.name)) {
+      out.push({
+        field: `providers.${i}.slug`,
+        message: `provider "${p.slug}" cannot be measured in family "${family.name}" (its families: ${info.families.join(', ') || 'none'})`,
+      });
+    }
+    if (seen.has(p.slug))
+      out.push({ field: `providers.${i}.slug`, message: `duplicate provider "${p.slug}"` });
+    seen.add(p.slug);
   });
-  throw new SpecError(lines.join('\n'));
+  const dimensions = isRecord(data.dimensions) ? data.dimensions : {};
+  for (const [name, dim] of Object.entries(dimensions)) {
+    if (!isRecord(dim) || dim.appliesTo !== 'provider' || !Array.isArray(dim.values)) continue;
+    const allowed = new Set(dim.values.flatMap((v: unknown) => (isRecord(v) ? [v.value] : [])));
+    providers.forEach((p: unknown, i) => {
+      const attr = isRecord(p) ? p[name] : undefined;
+      if (typeof attr !== 'string' || !allowed.has(attr)) {
+        out.push({
+          field: `providers.${i}.${name}`,
+          message: `must be one of ${[...allowed].join(', ')} (dimension "${name}" applies to providers)`,
+        });
+      }
+    });
+  }
+  return out;
+}
+
+/** A spec's derivation and cadence against what its family writes and how often it probes. */
+function familyIssues(family: FamilyShape, data: Record<string, unknown>): Issue[] {
+  const out: Issue[] = [];
+  if (typeof data.cadence === 'string' && data.cadence !== family.cadence) {
+    out.push({
+      field: 'cadence',
+      message: `must be ${family.cadence}, the cadence of family "${family.name}" (one probe serves all its benchmarks)`,
+    });
+  }
+  const d = isRecord(data.derivation) ? data.derivation : {};
+  if (typeof d.mode === 'string' && d.mode !== family.derivation) {
+    out.push({
+      field: 'derivation.mode',
+      message: `must be ${family.derivation} for family "${family.name}"`,
+    });
+  }
+  const writes = family.metrics.map((m) => m.name).join(', ');
+  for (const key of ['metric', 'probeMetric'] as const) {
+    const m = d[key];
+    if (typeof m === 'string' && !metricLabels(family, m)) {
+      out.push({
+        field: `derivation.${key}`,
+        message: `family "${family.name}" does not write metric "${m}" (it writes ${writes})`,
+      });
+    }
+  }
+  const labels = typeof d.metric === 'string' ? metricLabels(family, d.metric) : undefined;
+  if (labels && Array.isArray(d.cellLabels)) {
+    d.cellLabels.forEach((l: unknown, i) => {
+      if (typeof l === 'string' && !labels.includes(l)) {
+        out.push({
+          field: `derivation.cellLabels.${i}`,
+          message: `metric "${String(d.metric)}" has no label "${l}" (its labels: ${labels.join(', ')})`,
+        });
+      }
+    });
+  }
+  return out;
+}
+
+/**
+ * Parses one spec against the provider catalogue and the families. Every problem of the file is
+ * reported, one line each, naming the file and the field: the shape's and the references' alike.
+ */
+export function parseSpec(
+  file: string,
+  data: unknown,
+  ctx: SpecContext = registeredSpecContext(),
+): BenchmarkSpec {
+  const res = benchmarkSpecSchema.safeParse(data);
+  const issues: Issue[] = res.success
+    ? []
+    : res.error.issues.map((iss) => ({
+        field: iss.path.length ? iss.path.map(String).join('.') : '(root)',
+        message: iss.message,
+      }));
+  issues.push(...referenceIssues(file, data, ctx));
+  if (issues.length === 0 && res.success) return res.data;
+  throw new SpecError(issues.map((i) => `${file}: field "${i.field}": ${i.message}`).join('\n'));
 }
 
 /** Cross-spec checks: unique slugs and numbers. */
@@ -167,5 +249,24 @@ export function checkSpecSet(specs: readonly BenchmarkSpec[]): void {
     const other = numbers.get(s.number);
     if (other) throw new SpecError(`benchmarks "${other}" and "${s.slug}" share number ${s.number}`);
     numbers.set(s.number, s.slug);
+  }
+  const firstOfFamily = new Map<string, BenchmarkSpec>();
+  for (const s of specs) {
+    if (!FAMILIES.get(s.family)?.scoresAgainstProbedProviders) continue;
+    const first = firstOfFamily.get(s.family);
+    if (!first) {
+      firstOfFamily.set(s.family, s);
+      continue;
+    }
+    const set = (x: BenchmarkSpec) =>
+      x.providers
+        .map((p) => p.slug)
+        .sort()
+        .join(', ');
+    if (set(first) !== set(s)) {
+      throw new SpecError(
+        `benchmarks "${first.slug}" and "${s.slug}" (family "${s.family}") must list the same providers: the family scores each provider against every provider probed with it (${set(first)} vs ${set(s)})`,
+      );
+    }
   }
 }

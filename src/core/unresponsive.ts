@@ -1,6 +1,6 @@
 import { byProvider, type Sample } from './samples.ts';
 
-/** Consecutive cycles of 5xx before a provider is marked unresponsive (spec 2.6, token-trade-coverage). */
+/** Consecutive cycles of 5xx before a provider is marked unresponsive (spec 2.6). */
 export const UNRESPONSIVE_AFTER = 3;
 
 /**
@@ -13,7 +13,7 @@ export function isFiveXxCycle(fiveXxProbes: number, probes: number): boolean {
 }
 
 /**
- * The unresponsive marker, derived from stored samples only: one `provider_cycle_5xx` sample per
+ * The unresponsive marker, derived from stored samples only: one cycle-of-5xx sample per
  * provider and cycle (1 = a cycle of 5xx). A provider is unresponsive when its last three cycles
  * were all cycles of 5xx; its next cycle that is not clears the mark. Deriving it from samples keeps
  * it in step with the measurements after a crash and works the same on every SampleStore. Harnesses

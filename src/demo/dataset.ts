@@ -1,7 +1,11 @@
-import { METRICS } from '../core/metric-names.ts';
 import { hash32, prng } from '../core/prng.ts';
 import type { Sample } from '../core/samples.ts';
-import { type CellScore, cycleFiveXxSample, scoreCell } from '../harness/cell-score.ts';
+import { METRICS } from '../harness/families/metric-names.ts';
+import {
+  type CellScore,
+  cycleFiveXxSample,
+  scoreCell,
+} from '../harness/families/trade-capture/cell-score.ts';
 
 /**
  * A deterministic dataset in the harness's sample shape, for tests and benchmarks (the demo runs

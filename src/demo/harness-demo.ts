@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
-import { METRICS } from '../core/metric-names.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
 import { loadHarnessConfig, simulatorEnv } from '../harness/config.ts';
+import { providerUnion } from '../harness/families/union.ts';
 import { type Harness, startHarness } from '../harness/service.ts';
 import { type Clock, type HarnessLog, silentLog } from '../harness/types.ts';
 import type { FaultSetting } from '../sim/faults.ts';
@@ -49,13 +49,13 @@ export function demoIncidents(
   seed: number,
   specs: readonly BenchmarkSpec[],
 ): Array<{ from: number; to: number; provider: string; fault: FaultSetting }> {
-  const of = (metric: string) =>
-    specs.find((s) => s.derivation.metric === metric)?.providers.map((p) => p.slug) ?? [];
-  const [outage, refused] = pickProviders(seed, of(METRICS.tokenTradeCapturePct), 2, 11);
+  // Each family's probe asks the union of its benchmarks' providers: the incidents pick from that.
+  const of = (family: string) => providerUnion(specs.filter((s) => s.family === family)).map((p) => p.slug);
+  const [outage, refused] = pickProviders(seed, of('trade-capture'), 2, 11);
   // A different provider from the two above: one fault per provider at a time.
   const [limited] = pickProviders(
     seed,
-    of(METRICS.networksSupported).filter((p) => p !== outage && p !== refused),
+    of('chain-listing').filter((p) => p !== outage && p !== refused),
     1,
     12,
   );

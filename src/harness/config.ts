@@ -88,6 +88,13 @@ export class HarnessConfigError extends Error {}
 export function loadHarnessConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): HarnessConfig {
+  // Keys and whether they are required come from the provider catalogue (benchmarks/providers.yml):
+  // without it every keyed provider would silently run keyless, so refuse instead.
+  if (PROVIDERS.size === 0) {
+    throw new HarnessConfigError(
+      'the provider catalogue is not loaded: load the benchmarks (loadSpecs) before the harness configuration',
+    );
+  }
   const issues: string[] = [];
   const g = globalSchema.safeParse(env);
   if (!g.success) for (const i of g.error.issues) issues.push(`${i.path.join('.')}: ${i.message}`);

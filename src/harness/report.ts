@@ -44,6 +44,6 @@ export interface CycleReport {
   readonly aborted: boolean;
   readonly providers: readonly ProviderOutcome[];
   readonly cells?: readonly CellReport[];
-  /** token-trade-coverage: provider → marked unresponsive after this cycle. */
+  /** Families with an unresponsive marker (trade capture): provider → marked after this cycle. */
   readonly unresponsive?: Readonly<Record<string, boolean>>;
 }

@@ -1,25 +1,30 @@
-import { METRICS } from '../core/metric-names.ts';
+import { Semaphore } from '../concurrency/semaphore.ts';
+import { HARNESS_CYCLE_METRIC } from '../core/family.ts';
 import type { Labels, Sample } from '../core/samples.ts';
 import type { Store } from '../store/sample-store.ts';
 import type { HarnessConfig, HarnessProvider } from './config.ts';
 import type { AdapterContext } from './context.ts';
 import type { HarnessMetrics } from './metrics.ts';
 import type { CellReport } from './report.ts';
-import { Semaphore } from './semaphore.ts';
 import type { ReferenceToken } from './tokens.ts';
 import type { HarnessLog } from './types.ts';
 
 /**
  * Writes one cycle's samples in one append (a cycle is stored whole or not at all), with the
- * harness's own labels (its `region`) and the cycle marker the scheduler resumes from.
+ * harness's own labels (its `region`) and the cycle marker the scheduler resumes from: one per
+ * benchmark the cycle served (a family's probe serves all its benchmarks at once).
  */
 export function writeCycle(
   rt: HarnessRuntime,
-  benchmark: string,
+  benchmarks: string | readonly string[],
   at: number,
   samples: readonly Sample[],
 ): Promise<number> {
-  const all = [...samples, { metric: METRICS.harnessCycle, labels: { benchmark }, t: at, v: 1 }];
+  const served = typeof benchmarks === 'string' ? [benchmarks] : benchmarks;
+  const all = [
+    ...samples,
+    ...served.map((benchmark) => ({ metric: HARNESS_CYCLE_METRIC, labels: { benchmark }, t: at, v: 1 })),
+  ];
   const extra = rt.extraLabels;
   return rt.store.append(extra ? all.map((s) => ({ ...s, labels: { ...s.labels, ...extra } })) : all);
 }
@@ -36,12 +41,12 @@ export interface HarnessRuntime {
   /** Restrict cycles to these providers (CLI --provider). */
   readonly onlyProviders?: ReadonlySet<string>;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Progress hook: one call per finished token-trade cell. */
+  /** Progress hook: one call per finished cell of a cell-based probe, per benchmark. */
   readonly onCell?: (benchmark: string, cell: CellReport, done: number, total: number) => void;
   readonly semaphores: Map<string, Semaphore>;
   /** Providers already logged as not configured (logged once). */
   readonly notConfiguredLogged: Set<string>;
-  /** network_listed label sets exported per provider, so stale ones can be removed. */
+  /** Listed-network gauge label sets exported per provider, so stale ones can be removed. */
   readonly listedLabels: Map<
     string,
     Array<{ provider: string; chain_id: string; name: string; raw_id: string }>

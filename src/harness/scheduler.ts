@@ -3,13 +3,18 @@ import type { Clock, HarnessLog } from './types.ts';
 export interface ScheduledJob {
   readonly slug: string;
   readonly cadenceMs: number;
+  /** Offset of its slots from the cadence's epoch-aligned marks (default 0). */
+  readonly offsetMs?: number;
   /** Runs one cycle for the aligned slot `at`. */
   run(at: number): Promise<unknown>;
 }
 
-/** The first aligned slot (a multiple of the cadence since epoch) at or after `now`, after `last`. */
-export function nextSlot(now: number, cadenceMs: number, last?: number | null): number {
-  let s = Math.ceil(now / cadenceMs) * cadenceMs;
+/**
+ * The first aligned slot (a multiple of the cadence since epoch, plus `offsetMs`) at or after
+ * `now`, after `last`.
+ */
+export function nextSlot(now: number, cadenceMs: number, last?: number | null, offsetMs = 0): number {
+  let s = Math.ceil((now - offsetMs) / cadenceMs) * cadenceMs + offsetMs;
   if (last !== undefined && last !== null && s <= last) s = last + cadenceMs;
   return s;
 }
@@ -46,7 +51,7 @@ export class Scheduler {
   private plan(job: ScheduledJob, last: number | null): void {
     if (this.stopped) return;
     const now = this.clock.now();
-    const at = nextSlot(now, job.cadenceMs, last);
+    const at = nextSlot(now, job.cadenceMs, last, job.offsetMs ?? 0);
     const handle = this.clock.setTimeout(() => this.fire(job, at), Math.max(0, at - now));
     this.timers.set(job.slug, handle);
   }

@@ -1,18 +1,19 @@
 import type { Registry } from 'prom-client';
-import { METRICS, REGION_LABEL } from '../core/metric-names.ts';
+import { HARNESS_CYCLE_METRIC } from '../core/family.ts';
+import { REGION_LABEL } from '../core/metric-names.ts';
 import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
 import { eq } from '../core/samples.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
 import type { Store } from '../store/sample-store.ts';
 import type { HarnessProvider } from './config.ts';
 import { HARNESS_PROVIDERS, type HarnessConfig } from './config.ts';
+import type { Family, ProbeReports } from './families/family.ts';
+import { familyNamed } from './families/index.ts';
 import { type HarnessMetrics, harnessMetrics } from './metrics.ts';
-import { runNetworkCycle } from './network-cycle.ts';
 import type { CellReport, CycleReport } from './report.ts';
-import { checkConfigured, type HarnessRuntime } from './runtime.ts';
+import { checkConfigured, type HarnessRuntime, writeCycle } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 import { REFERENCE_TOKENS, type ReferenceToken } from './tokens.ts';
-import { runTradeCycle } from './trade-cycle.ts';
 import { type Clock, type HarnessLog, silentLog, systemClock } from './types.ts';
 
 export interface HarnessOptions {
@@ -30,14 +31,18 @@ export interface HarnessOptions {
   /** Back-off sleeper for 429 retries (tests make it instant). */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly onCycle?: (report: CycleReport) => void;
-  /** Progress within a token-trade cycle: one call per finished cell. */
+  /** Progress within a cell-based cycle: one call per finished cell, per benchmark. */
   readonly onCell?: (benchmark: string, cell: CellReport, done: number, total: number) => void;
   /** The providers are the simulator's: every sample is stored with origin="simulated". */
   readonly simulated?: boolean;
 }
 
 export interface Harness {
-  /** Runs one cycle for the slot `at` now, after any running cycle of the same benchmark. */
+  /**
+   * Runs the cycle of the benchmark's family for the slot `at` now, after any running cycle of the
+   * same family, and returns this benchmark's report. A benchmark whose family already ran slot
+   * `at` gets that run's report: one probe per family per slot, never a second call to a provider.
+   */
   runCycle(benchmarkSlug: string, at: number): Promise<CycleReport>;
   /** Benchmarks this harness can run. */
   readonly benchmarks: readonly string[];
@@ -46,24 +51,10 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-type CycleFn = (
-  rt: HarnessRuntime,
-  spec: BenchmarkSpec,
-  at: number,
-  signal: AbortSignal,
-) => Promise<CycleReport>;
-
-/** Which cycle measures a spec, by what its derivation reads. */
-function cycleFor(spec: BenchmarkSpec): CycleFn | null {
-  if (spec.derivation.metric === 'networks_supported') return runNetworkCycle;
-  if (spec.derivation.metric === 'token_trade_capture_pct') return runTradeCycle;
-  return null;
-}
-
 /** The slot of this harness's newest stored cycle of a benchmark (its region's, when it has one). */
 export async function lastCycle(store: Store, slug: string, region?: string): Promise<number | null> {
   const [s] = await store.latest({
-    metric: METRICS.harnessCycle,
+    metric: HARNESS_CYCLE_METRIC,
     matchers: [eq('benchmark', slug), eq(REGION_LABEL, region ?? '')],
     at: Number.MAX_SAFE_INTEGER,
   });
@@ -77,6 +68,13 @@ function extraLabels(opts: HarnessOptions): { extraLabels?: Record<string, strin
     ...(opts.simulated ? { [ORIGIN_LABEL]: SIMULATED_ORIGIN } : {}),
   };
   return Object.keys(labels).length > 0 ? { extraLabels: labels } : {};
+}
+
+/** A family's benchmarks this harness runs, and the newest slot it probed (with its reports). */
+interface FamilyRun {
+  readonly family: Family;
+  readonly specs: BenchmarkSpec[];
+  last?: { readonly at: number; readonly reports: Promise<ProbeReports> };
 }
 
 export function startHarness(opts: HarnessOptions): Harness {
@@ -97,74 +95,127 @@ export function startHarness(opts: HarnessOptions): Harness {
     notConfiguredLogged: new Set(),
     listedLabels: new Map(),
   };
-  const runnable = new Map<string, { spec: BenchmarkSpec; fn: CycleFn }>();
+  // Benchmarks grouped by the family that measures them: one probe per family serves them all.
+  const families = new Map<string, FamilyRun>();
+  const familyOfSlug = new Map<string, FamilyRun>();
   for (const spec of opts.specs) {
-    const fn = cycleFor(spec);
-    if (fn) runnable.set(spec.slug, { spec, fn });
-    else log('debug', `harness: no cycle measures ${spec.slug}`);
+    const family = familyNamed(spec.family);
+    if (!family) {
+      log('debug', `harness: no family measures ${spec.slug}`);
+      continue;
+    }
+    let run = families.get(family.name);
+    if (!run) {
+      run = { family, specs: [] };
+      families.set(family.name, run);
+    }
+    run.specs.push(spec);
+    familyOfSlug.set(spec.slug, run);
   }
   // Export provider_configured (and log missing keys once) for every provider we would measure.
   const seen = new Set<string>();
-  for (const { spec } of runnable.values()) {
-    for (const p of spec.providers) {
-      if (seen.has(p.slug) || !(HARNESS_PROVIDERS as readonly string[]).includes(p.slug)) continue;
-      if (rt.onlyProviders && !rt.onlyProviders.has(p.slug)) continue;
-      seen.add(p.slug);
-      checkConfigured(rt, p.slug as HarnessProvider);
+  for (const run of families.values()) {
+    for (const spec of run.specs) {
+      for (const p of spec.providers) {
+        if (seen.has(p.slug) || !(HARNESS_PROVIDERS as readonly string[]).includes(p.slug)) continue;
+        if (rt.onlyProviders && !rt.onlyProviders.has(p.slug)) continue;
+        seen.add(p.slug);
+        checkConfigured(rt, p.slug as HarnessProvider);
+      }
     }
   }
 
   const tails = new Map<string, Promise<unknown>>();
   const active = new Set<AbortController>();
 
-  async function execute(slug: string, at: number): Promise<CycleReport> {
-    const r = runnable.get(slug);
-    if (!r) throw new Error(`harness cannot run benchmark "${slug}"`);
-    const cadence = durationMs(r.spec.cadence);
+  async function probe(run: FamilyRun, at: number): Promise<ProbeReports> {
+    const cadence = durationMs(run.family.cadence);
     const deadline = opts.harnessConfig.cycleDeadlineMs ?? Math.max(cadence / 2, cadence - 60_000);
     const ctl = new AbortController();
     active.add(ctl);
     const timer = clock.setTimeout(() => ctl.abort('deadline'), deadline);
-    const end = metrics.cycleDuration.startTimer({ benchmark: slug });
+    const ends = run.specs.map((s) => metrics.cycleDuration.startTimer({ benchmark: s.slug }));
+    const slugs = run.specs.map((s) => s.slug);
     try {
-      const report = await r.fn(rt, r.spec, at, ctl.signal);
-      log('info', `${slug}: cycle ${new Date(at).toISOString()} wrote ${report.samplesWritten} samples`, {
-        benchmark: slug,
-        durationMs: Math.round(report.durationMs),
-        aborted: report.aborted,
+      const reports = await run.family.probe({
+        rt,
+        benchmarks: run.specs,
+        at,
+        signal: ctl.signal,
+        write: (samples) => writeCycle(rt, slugs, at, samples),
       });
-      opts.onCycle?.(report);
-      return report;
+      for (const report of reports.values()) {
+        log(
+          'info',
+          `${report.benchmark}: cycle ${new Date(at).toISOString()} wrote ${report.samplesWritten} samples`,
+          {
+            benchmark: report.benchmark,
+            durationMs: Math.round(report.durationMs),
+            aborted: report.aborted,
+          },
+        );
+        opts.onCycle?.(report);
+      }
+      return reports;
     } finally {
-      end();
+      for (const end of ends) end();
       clock.clearTimeout(timer);
       active.delete(ctl);
     }
   }
 
-  function runCycle(slug: string, at: number): Promise<CycleReport> {
-    // Cycles of one benchmark are serialized: a cycle never overlaps itself.
-    const prev = tails.get(slug) ?? Promise.resolve();
-    const next = prev.catch(() => {}).then(() => execute(slug, at));
-    tails.set(slug, next);
+  /** The family's cycle for slot `at`: run now, or the one already run for that slot. */
+  function runFamily(run: FamilyRun, at: number): Promise<ProbeReports> {
+    // Cycles of one family are serialized: a cycle never overlaps itself.
+    const prev = tails.get(run.family.name) ?? Promise.resolve();
+    const next = prev
+      .catch(() => {})
+      .then(() => {
+        if (run.last?.at === at) return run.last.reports;
+        const reports = probe(run, at);
+        run.last = { at, reports };
+        return reports;
+      });
+    tails.set(run.family.name, next);
     return next;
   }
 
+  async function runCycle(slug: string, at: number): Promise<CycleReport> {
+    const run = familyOfSlug.get(slug);
+    if (!run) throw new Error(`harness cannot run benchmark "${slug}"`);
+    const report = (await runFamily(run, at)).get(slug);
+    if (!report) throw new Error(`family ${run.family.name} reported nothing for "${slug}"`);
+    return report;
+  }
+
+  /** A family resumes after the newest cycle any of its benchmarks stored (one cycle writes all). */
+  async function lastFamilyCycle(run: FamilyRun): Promise<number | null> {
+    const lasts = await Promise.all(
+      run.specs.map((s) => lastCycle(opts.store, s.slug, opts.harnessConfig.region)),
+    );
+    const known = lasts.filter((t): t is number => t !== null);
+    return known.length > 0 ? Math.max(...known) : null;
+  }
+
   const scheduler = new Scheduler(
-    [...runnable.values()].map(({ spec }) => ({
-      slug: spec.slug,
-      cadenceMs: durationMs(spec.cadence),
-      run: (at: number) => runCycle(spec.slug, at),
+    [...families.values()].map((run) => ({
+      slug: run.family.name,
+      cadenceMs: durationMs(run.family.cadence),
+      offsetMs: run.family.slotOffsetMs,
+      run: (at: number) => runFamily(run, at),
     })),
     clock,
     log,
-    (slug) => lastCycle(opts.store, slug, opts.harnessConfig.region),
+    (name) => {
+      const run = families.get(name);
+      return run ? lastFamilyCycle(run) : Promise.resolve(null);
+    },
   );
   if (opts.autoStart ?? true) scheduler.start();
 
   return {
     runCycle,
-    benchmarks: [...runnable.keys()],
+    benchmarks: [...familyOfSlug.keys()],
     metrics,
     start: () => scheduler.start(),
     async stop() {

@@ -34,7 +34,8 @@ export function renderMcpPage(p: McpPageInput): string {
     p.specs.find((s) => s.dimensions.chain) ??
     p.specs.find((s) => Object.keys(s.dimensions).length > 0) ??
     p.specs[0] ??
-    ({ slug: 'token-trade-coverage' } as const);
+    // No benchmark at all: the snippet still shows the call's shape.
+    ({ slug: 'benchmark-slug' } as const);
   const exampleDims =
     'dimensions' in example
       ? Object.entries(example.dimensions).flatMap(([d, v]) =>

@@ -1,46 +1,25 @@
 import type { ChainBests, Filters, Stat } from '../core/api-schemas.ts';
 import { chainBests } from '../core/chain-bests.ts';
-import { DAY_MS } from '../core/dates.ts';
-import { latestRows, type RankedRow, rankRows, windowRows } from '../core/rows.ts';
-import { type Matcher, matchesAll, oneOf, type Sample } from '../core/samples.ts';
+import { latestRows, type RankedRow, rankRows, type WindowRowExtras, windowRows } from '../core/rows.ts';
+import { matchesAll, type Sample } from '../core/samples.ts';
+import { selection, WINDOW_MS } from '../core/selection.ts';
 import { carryForward, evaluateSeries, SERIES_GRIDS, seriesGrid } from '../core/series.ts';
-import { type BenchmarkSpec, DIMENSION_NAMES, type ProviderEntry } from '../core/spec-schema.ts';
+import type { BenchmarkSpec, ProviderEntry } from '../core/spec-schema.ts';
 import { buildStat } from '../core/stat.ts';
 import type { Site } from '../core/urls.ts';
+import { familyOf } from '../harness/families/index.ts';
 import type { SampleStore } from '../store/sample-store.ts';
 
-/** The Stat's window: every statistic (and the staleness bound of a latest count) covers 24 h. */
-export const WINDOW_MS = DAY_MS;
+// Where views narrow a family's samples to one benchmark; kept importable from here.
+export { selection, WINDOW_MS };
 
-/** Metric names whose new samples change this benchmark's views. */
+/**
+ * Metric names whose new samples change this benchmark's views: what its derivation reads, and
+ * what its family's extras read beside it (core/family.ts `derivationMetrics`).
+ */
 export function specMetrics(spec: BenchmarkSpec): string[] {
   const d = spec.derivation;
-  return d.mode === 'latest'
-    ? [d.metric]
-    : [d.metric, d.probeMetric, d.countMetric, d.unionMetric, d.cycle5xxMetric];
-}
-
-/** The providers and label matchers of a (filtered) view, as every view reads them. */
-export function selection(spec: BenchmarkSpec, filters: Filters | null) {
-  let providers: readonly ProviderEntry[] = spec.providers;
-  const labelMatchers: Matcher[] = [];
-  for (const d of DIMENSION_NAMES) {
-    const v = filters?.[d];
-    const dim = spec.dimensions[d];
-    if (v === undefined || !dim) continue;
-    if (dim.appliesTo === 'provider') {
-      providers = providers.filter((p) => (p as Record<string, unknown>)[d] === v);
-    } else {
-      labelMatchers.push({ name: d, op: '=', value: v });
-      // A provider not measured on this chain is excluded, never scored as zero.
-      if (d === 'chain') providers = providers.filter((p) => !p.chains || p.chains.includes(v));
-    }
-  }
-  const providerMatcher = oneOf(
-    'provider',
-    providers.map((p) => p.slug),
-  );
-  return { providers, labelMatchers, providerMatcher };
+  return d.mode === 'latest' ? [d.metric] : [d.metric, d.probeMetric, ...familyOf(spec).derivationMetrics];
 }
 
 function maxT(...lists: (readonly Sample[])[]): number | null {
@@ -169,37 +148,22 @@ async function computeStatNow(
     } else {
       const matchers = [providerMatcher, ...labelMatchers];
       const win = { matchers, after: windowStart, until: evalTime };
-      // The unresponsive marker is computed on the view's cells like every other row field. Its
-      // samples are one per provider and cycle (no cell labels), so the view's other matchers
-      // (the region a harness measured from) narrow them; a cell filter cannot.
-      const providerCycleMatchers = labelMatchers.filter((m) => !d.cellLabels.includes(m.name));
-      const [values, probes, counts, unions, cycle5xx] = await Promise.all([
+      const readExtras = familyOf(spec).windowExtras;
+      const [values, probes, extrasOf] = await Promise.all([
         store.select({ metric: d.metric, matchers, after: seriesFrom, until: evalTime }),
         store.select({ metric: d.probeMetric, ...win }),
-        store.select({ metric: d.countMetric, ...win }),
-        store.select({ metric: d.unionMetric, matchers: labelMatchers, after: windowStart, until: evalTime }),
-        store.select({
-          metric: d.cycle5xxMetric,
-          matchers: [
-            providerMatcher,
-            { name: 'benchmark', op: '=', value: spec.slug },
-            ...providerCycleMatchers,
-          ],
-          after: windowStart,
-          until: evalTime,
-        }),
+        readExtras
+          ? readExtras({ store, spec, providerMatcher, labelMatchers, windowStart, evalTime })
+          : (): WindowRowExtras => ({}),
       ]);
       const inWindow = values.filter((s) => s.t > windowStart);
       const rowsOf = (provs: readonly ProviderEntry[], keep: (s: Sample) => boolean) =>
         rankRows(
-          windowRows(provs, {
-            cellLabels: d.cellLabels,
-            values: inWindow.filter(keep),
-            probes: probes.filter(keep),
-            counts: counts.filter(keep),
-            unions: unions.filter(keep),
-            cycle5xx,
-          }),
+          windowRows(
+            provs,
+            { cellLabels: d.cellLabels, values: inWindow.filter(keep), probes: probes.filter(keep) },
+            extrasOf(keep),
+          ),
           spec.higherIsBetter,
         );
       rankings = rowsOf(providers, () => true);

@@ -10,8 +10,8 @@ import { type PromPoint, type PromQueryEngine, type PromResult, point } from './
 
 export interface StoreEngineOptions {
   /**
-   * Instant-selector lookback. Prometheus uses 5 minutes, but our harness writes every 30 minutes
-   * (token-trade-coverage) or 6 hours (network-coverage): 7 h finds the latest value of both with
+   * Instant-selector lookback. Prometheus uses 5 minutes, but our harness's families probe every 30
+   * minutes to every 6 hours (their cadences): 7 h finds the latest value of each with
    * an hour of slack for a late cycle, and still lets a series that stopped reporting drop out.
    */
   readonly lookbackMs?: number;

@@ -7,11 +7,7 @@ import { dimensionArgs } from './dimension-args.ts';
 import { publicationFailure } from './errors.ts';
 
 const input = z.object({
-  slug: z
-    .string()
-    .min(1)
-    .max(100)
-    .describe('Benchmark slug from list_benchmarks, e.g. "token-trade-coverage".'),
+  slug: z.string().min(1).max(100).describe('Benchmark slug, as list_benchmarks returns it.'),
   ...dimensionArgs,
   detail: z
     .enum(['full', 'summary'])

@@ -8,7 +8,7 @@ import { dimensionArgs } from './dimension-args.ts';
 import { publicationFailure } from './errors.ts';
 
 const input = z.object({
-  slug: z.string().min(1).max(100).describe('Benchmark slug from list_benchmarks, e.g. "network-coverage".'),
+  slug: z.string().min(1).max(100).describe('Benchmark slug, as list_benchmarks returns it.'),
   range: z
     .string()
     .max(8)

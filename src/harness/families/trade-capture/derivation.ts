@@ -1,0 +1,68 @@
+import { percentOf } from '../../../core/percent.ts';
+import type { WindowRowExtras } from '../../../core/rows.ts';
+import { eq, type Sample } from '../../../core/samples.ts';
+import { mean, quantileSorted, round6 } from '../../../core/stats.ts';
+import { unresponsiveProviders } from '../../../core/unresponsive.ts';
+import type { ExtrasQuery } from '../family.ts';
+import { TRADE_CAPTURE_METRICS as METRICS } from './metrics.ts';
+
+function summary(vs: number[]): { p50: number; mean: number } | null {
+  if (vs.length === 0) return null;
+  const sorted = vs.sort((a, b) => a - b);
+  return { p50: round6(quantileSorted(sorted, 0.5)), mean: round6(mean(sorted)) };
+}
+
+/**
+ * What trade capture adds to the shared window derivation: the unresponsive marker (from the
+ * benchmark's stored cycles of 5xx) and `unionCapture`, the provider's count over the union of every
+ * provider's distinct transactions on exactly the (cell, cycle) pairs its statistics used.
+ */
+export async function tradeCaptureExtras(
+  q: ExtrasQuery,
+): Promise<(keep: (s: Sample) => boolean) => WindowRowExtras> {
+  const { store, spec, providerMatcher, labelMatchers, windowStart, evalTime } = q;
+  const cellLabels = spec.derivation.mode === 'window' ? spec.derivation.cellLabels : [];
+  const win = { after: windowStart, until: evalTime };
+  // The unresponsive marker is computed on the view's cells like every other row field. Its
+  // samples are one per provider and cycle (no cell labels), so the view's other matchers (the
+  // region a harness measured from) narrow them; a cell filter cannot.
+  const providerCycleMatchers = labelMatchers.filter((m) => !cellLabels.includes(m.name));
+  const [counts, unions, cycle5xx] = await Promise.all([
+    store.select({ metric: METRICS.tokenTradeCount, matchers: [providerMatcher, ...labelMatchers], ...win }),
+    store.select({ metric: METRICS.tokenTradeUnionCount, matchers: [...labelMatchers], ...win }),
+    store.select({
+      metric: METRICS.providerCycle5xx,
+      matchers: [providerMatcher, eq('benchmark', spec.slug), ...providerCycleMatchers],
+      ...win,
+    }),
+  ]);
+  const unresponsive = unresponsiveProviders(cycle5xx);
+  return (keep) => {
+    const countAt = new Map<string, number>();
+    const unionAt = new Map<string, number>();
+    let indexed: ((s: Sample) => string) | null = null;
+    const index = (key: (s: Sample) => string) => {
+      if (indexed === key) return;
+      indexed = key;
+      countAt.clear();
+      unionAt.clear();
+      for (const s of counts) if (keep(s)) countAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
+      for (const s of unions) if (keep(s)) unionAt.set(key(s), s.v);
+    };
+    return {
+      unresponsive,
+      fields(provider, used, key) {
+        index(key);
+        const pcts: number[] = [];
+        for (const s of used) {
+          const k = key(s);
+          const count = countAt.get(`${provider}\u0001${k}`);
+          const union = unionAt.get(k);
+          const pct = count === undefined || union === undefined ? null : percentOf(count, union);
+          if (pct !== null) pcts.push(pct);
+        }
+        return { unionCapture: summary(pcts) };
+      },
+    };
+  };
+}

@@ -49,7 +49,9 @@ export const auditSchema = z
         }),
       )
       .optional()
-      .describe('Listing benchmarks (family chain-listing): every network counted in the latest successful listing.'),
+      .describe(
+        'Listing benchmarks (family chain-listing): every network counted in the latest successful listing.',
+      ),
     unmapped: z
       .array(z.object({ chainId: z.string(), name: z.string(), rawId: z.string() }))
       .optional()

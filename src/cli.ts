@@ -77,6 +77,7 @@ export async function runCli(args: readonly string[]): Promise<number> {
       if (sub === 'serve') return print(SERVE_USAGE);
       if (sub === 'demo') return print(DEMO_USAGE);
       if (sub === 'harness') return runCli(['harness', '--help']);
+      if (sub === 'export') return runCli(['export', '--help']);
       return print(USAGE);
     }
     case '-v':

@@ -4,13 +4,30 @@ import { MAX_SYNTHETIC_PROVIDERS } from './core/providers.ts';
 const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
 /** Integer-valued variables: digits only, so "8080abc" or "1e3" are refused, not coerced. */
-function intVar(min: number, max: number, message: string, fallback: number) {
+export function intVar(min: number, max: number, message: string, fallback: number) {
   return z
     .string()
     .regex(/^-?\d+$/, message)
     .optional()
     .transform((v) => (v === undefined ? fallback : Number(v)))
     .refine((n) => n >= min && n <= max, message);
+}
+
+function list(s: string): string[] {
+  return s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
+/** An http(s) origin exactly as a browser sends one (a trailing slash tolerated). */
+function isOrigin(s: string): boolean {
+  if (!/^https?:\/\/[^/?#@\s]+\/?$/i.test(s)) return false;
+  try {
+    return new URL(s).hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 const envSchema = z.object({
@@ -37,7 +54,19 @@ const envSchema = z.object({
     .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'is not a size such as 256MB or 1GiB')
     .default('256MB'),
   /** Extra allowed Origins / Hosts for the MCP endpoint, comma-separated. */
-  MCP_ALLOWED_ORIGINS: z.string().default(''),
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .superRefine((v, ctx) => {
+      // A browser sends an Origin as scheme://host[:port]: an entry with a path, or no scheme,
+      // would never match one, and the endpoint would refuse the client it was meant to allow.
+      const bad = list(v).find((o) => !isOrigin(o));
+      if (bad !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: `is not a list of origins (scheme://host[:port], e.g. https://app.example.org): "${bad.slice(0, 60)}" is not one`,
+        });
+    }),
   MCP_ALLOWED_HOSTS: z.string().default(''),
   MCP_RATE_LIMIT_PER_MIN: intVar(1, 100000, 'is not an integer from 1 to 100000', 120),
   MCP_FAST_PATH: z.enum(['true', 'false'], 'must be true or false').default('true'),
@@ -89,20 +118,17 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-function list(s: string): string[] {
-  return s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-}
-
-/** `PORT="abc" is not a port …`: the variable, the value given (shortened) and what is wrong. */
-function describeIssue(
+/**
+ * `PORT=abc is not a port …`: the variable, the value given (shortened) and what is wrong. A
+ * secret (an API key) is named without its value, which must not reach a log.
+ */
+export function describeVar(
   env: Readonly<Record<string, string | undefined>>,
-  path: readonly PropertyKey[],
+  name: string,
   message: string,
-) {
-  const name = String(path[0] ?? '');
+  secret = false,
+): string {
+  if (secret) return `${name}=(hidden) ${message}`;
   const raw = env[name];
   const short = raw !== undefined && raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
   // Quoted only when needed to see where it starts and ends (empty, spaces, quotes).
@@ -121,7 +147,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       const name = String(i.path[0] ?? '');
       if (seen.has(name)) continue;
       seen.add(name);
-      lines.push(describeIssue(env, i.path, i.message));
+      lines.push(describeVar(env, name, i.message));
     }
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }

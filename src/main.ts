@@ -1,11 +1,12 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
-import { durationMs, SpecError } from './core/spec-schema.ts';
+import { SpecError } from './core/spec-schema.ts';
 import { HarnessConfigError, loadHarnessConfig, simulatorEnv } from './harness/config.ts';
 import { type Harness, startHarness } from './harness/service.ts';
 import type { HarnessLog } from './harness/types.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { createLogger, type Logger } from './log.ts';
+import { loadProviderCatalogue } from './publication/load-specs.ts';
 import { readOrigins } from './publication/sample-origins.ts';
 import { defaultRoutes } from './routes.ts';
 import { createService, type Service } from './service.ts';
@@ -61,6 +62,17 @@ function startupFailure(e: unknown): never {
   process.exit(1);
 }
 
+/** The harness configuration's error (every bad HARNESS_* or provider variable), or null. */
+function harnessConfigError(): string | null {
+  try {
+    loadHarnessConfig();
+    return null;
+  } catch (e) {
+    if (e instanceof HarnessConfigError) return e.message;
+    throw e;
+  }
+}
+
 /** Resolves true when `p` settles within `ms`, false when the bound passes first. */
 function within(p: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -78,13 +90,11 @@ function within(p: Promise<unknown>, ms: number): Promise<boolean> {
  */
 async function measureOnceIfEmpty(service: Service, harness: Harness, log: Logger): Promise<void> {
   if ((await service.store.timeBounds()) !== null) return;
-  const now = service.clock();
   for (const spec of service.specs) {
     if (!harness.benchmarks.includes(spec.slug)) continue;
-    const cadence = durationMs(spec.cadence);
     log.info('empty DATA_DIR: measuring now instead of waiting for the next slot', { benchmark: spec.slug });
     harness
-      .runCycle(spec.slug, Math.floor(now / cadence) * cadence)
+      .measureNow(spec.slug)
       .catch((e: unknown) => log.warn('start-up cycle failed', { benchmark: spec.slug, error: String(e) }));
   }
 }
@@ -95,18 +105,12 @@ const realHarness: Prepare = async (service, log) => {
     log.info('harness disabled (HARNESS_ENABLED=false); serving stored data only');
     return undefined;
   }
-  let harnessConfig: ReturnType<typeof loadHarnessConfig>;
-  try {
-    harnessConfig = loadHarnessConfig();
-  } catch (e) {
-    if (e instanceof HarnessConfigError) fail(e.message);
-    throw e;
-  }
+  // Validated at start-up already (startFromEnv), so this cannot fail here.
   const harness = startHarness({
     store: service.store,
     specs: service.specs,
     metrics: service.metrics,
-    harnessConfig,
+    harnessConfig: loadHarnessConfig(),
     log: harnessLog(log),
   });
   await measureOnceIfEmpty(service, harness, log);
@@ -127,7 +131,8 @@ export const simulatedHarness: Prepare = async (service, log) => {
     store: service.store,
     specs: service.specs,
     metrics: service.metrics,
-    harnessConfig: loadHarnessConfig(simulatorEnv(sim.baseUrls, sim.keys)),
+    // The operator's HARNESS_* (timeouts, retries, region) apply; the simulator gives URLs and keys.
+    harnessConfig: loadHarnessConfig({ ...process.env, ...simulatorEnv(sim.baseUrls, sim.keys) }),
     log: harnessLog(log),
     simulated: true,
   });
@@ -201,6 +206,17 @@ export async function startFromEnv(
   if (config.syntheticProviders > 0) {
     registerSyntheticProviders(config.syntheticProviders);
     log.warn('synthetic providers registered (scale benchmark)', { count: config.syntheticProviders });
+  }
+  // Every mode checks HARNESS_* (the demo and serve --simulate too, though the simulator gives
+  // them their URLs and keys) before DATA_DIR is touched; the check reads the provider catalogue.
+  try {
+    if (await loadProviderCatalogue(config.benchmarksDir)) {
+      const harnessError = harnessConfigError();
+      if (harnessError) fail(`cannot start: ${harnessError}`);
+    }
+  } catch (e) {
+    if (e instanceof SpecError) fail(`invalid benchmark spec:\n${e.message}`);
+    throw e;
   }
   let service: Service | undefined;
   let stopExtra: (() => Promise<void>) | undefined;

@@ -5,6 +5,7 @@ import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { BenchmarkSpec } from './core/spec-schema.ts';
 import { buildApp, type RouteExtras } from './http/app.ts';
+import { asGet, headOf, withRedirectLength } from './http/head.ts';
 import { HotPath } from './http/hot-path.ts';
 import { CACHE } from './http/respond.ts';
 import { loadShedder } from './load-shed.ts';
@@ -172,21 +173,28 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   // New samples drop the stored answers built from them at once (each replay also checks that its
   // source is still current, so this only frees memory early and stops in-flight fills).
   publication.onChange((slugs) => hotPath.invalidate(slugs));
-  const fetch = (req: Request, env: HttpBindings) => {
+  /** Routes a request; a GET's answer (`storable`) may be kept by the hot path for replay. */
+  const route = (req: Request, env: HttpBindings, storable: boolean) => {
     const incoming = env.incoming;
     if (tooLarge(incoming)) return payloadTooLarge();
     if (incoming.url === '/metrics' && loadShedder.overloaded()) return busy();
-    if (incoming.method !== 'GET') return app.fetch(req, env);
+    if (!storable) return app.fetch(req, env);
     const epoch = hotPath.begin();
     const res = app.fetch(req, env);
     if (res instanceof Response) {
-      hotPath.fill(incoming.url, res, epoch);
+      hotPath.fill(incoming.url, withRedirectLength(res), epoch);
       return res;
     }
     return res.then((r) => {
-      hotPath.fill(incoming.url, r, epoch);
+      hotPath.fill(incoming.url, withRedirectLength(r), epoch);
       return r;
     });
+  };
+  // A HEAD is answered as its GET without the body (src/http/head.ts), never stored for replay.
+  const fetch = (req: Request, env: HttpBindings) => {
+    const method = env.incoming.method;
+    if (method !== 'HEAD') return route(req, env, method === 'GET');
+    return headOf(route(asGet(req), env, false));
   };
   const routed = getRequestListener(fetch as Parameters<typeof getRequestListener>[0], {
     hostname: config.host,

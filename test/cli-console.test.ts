@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +36,19 @@ describe('console polish', () => {
     expect(v.out).toMatch(/^citebench \d+\.\d+\.\d+\n$/);
   }, 60_000);
 
+  it('export --help and help export print export’s usage on stdout and exit 0', () => {
+    for (const args of [
+      ['export', '--help'],
+      ['export', '-h'],
+      ['help', 'export'],
+    ]) {
+      const r = cli(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.out, args.join(' ')).toMatch(/^usage: citebench export --from YYYY-MM-DD --to YYYY-MM-DD/);
+      expect(r.err, args.join(' ')).toBe('');
+    }
+  }, 60_000);
+
   it('every documented variable is validated and the bad value is echoed', () => {
     const bad = (env: Record<string, string>) => {
       try {
@@ -61,6 +74,55 @@ describe('console polish', () => {
       'cannot start: invalid configuration: PORT=abc is not a port (an integer from 0 to 65535)',
     ]);
   }, 30_000);
+
+  it('each MCP_ALLOWED_ORIGINS entry must be an origin', () => {
+    const refused = (v: string) => () => loadConfig({ MCP_ALLOWED_ORIGINS: v });
+    expect(refused('notaurl')).toThrow(
+      'MCP_ALLOWED_ORIGINS=notaurl is not a list of origins (scheme://host[:port], e.g. https://app.example.org): "notaurl" is not one',
+    );
+    for (const v of [
+      'https://a.example/path',
+      'ftp://a.example',
+      'https://a.example, app.example',
+      'https://',
+    ])
+      expect(refused(v), v).toThrow(ConfigError);
+    expect(
+      loadConfig({ MCP_ALLOWED_ORIGINS: 'https://a.example, http://localhost:3000/ ,http://[::1]:8080' })
+        .mcpAllowedOrigins,
+    ).toEqual(['https://a.example', 'http://localhost:3000/', 'http://[::1]:8080']);
+  });
+
+  it('a bad HARNESS_* value stops every mode, demo and serve --simulate included, naming value and reason', () => {
+    for (const [args, env, line] of [
+      [['demo'], { HARNESS_TIMEOUT_MS: 'soon' }, 'HARNESS_TIMEOUT_MS=soon is not a positive integer'],
+      [
+        ['serve', '--simulate'],
+        { HARNESS_MAX_RETRIES: '11' },
+        'HARNESS_MAX_RETRIES=11 is not an integer from 0 to 10',
+      ],
+      [
+        ['serve'],
+        { HARNESS_ENABLED: 'false', CODEX_TIMEOUT_MS: '-1' },
+        'CODEX_TIMEOUT_MS=-1 is not a positive integer',
+      ],
+    ] as const) {
+      const dir = mkdtempSync(join(tmpdir(), 'cb-harness-env-'));
+      const r = cli([...args], {
+        ...env,
+        DATA_DIR: join(dir, 'data'),
+        PORT: '0',
+        MOBULA_API_KEY: 'sk-never-shown',
+      });
+      const what = args.join(' ');
+      expect(r.code, what).toBe(2);
+      expect(r.err.trim().split('\n'), what).toEqual([
+        `cannot start: invalid harness configuration: ${line}`,
+      ]);
+      // Refused before DATA_DIR is touched.
+      expect(existsSync(join(dir, 'data')), what).toBe(false);
+    }
+  }, 90_000);
 
   it('serve on an empty DATA_DIR measures at start-up, prints where to look, and a taken PORT is one line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cb-empty-'));

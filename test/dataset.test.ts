@@ -88,14 +88,17 @@ describe('writeDatasetFiles', () => {
 /**
  * The writer as it was before it took batches (one array of the whole day), kept verbatim as the
  * reference: frozen files are stored once, so the streaming writer must give the same bytes for
- * the same samples, or a day frozen after the change would differ from one frozen before.
+ * the same samples, or a day frozen after the change would differ from one frozen before. One rule
+ * was added to both since (issue 28 item 17): an empty label is an absent one.
  */
 async function legacyWriteDatasetFiles(samples: readonly Sample[]): Promise<DatasetFiles> {
   const fixed = new Set(['metric', 'timestamp', 'value']);
   const labelColumn = (name: string) => (fixed.has(name) ? `label_${name}` : name);
   const quoteIdent = (x: string) => `"${x.replaceAll('"', '""')}"`;
   const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-  const labelNames = [...new Set(samples.flatMap((s) => Object.keys(s.labels)))].sort();
+  const labelNames = [
+    ...new Set(samples.flatMap((s) => Object.keys(s.labels).filter((n) => s.labels[n] !== ''))),
+  ].sort();
   const cols = labelNames.map((n) => quoteIdent(labelColumn(n)));
   const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
   const dir = await mkdtemp(join(tmpdir(), 'citebench-dataset-'));
@@ -110,7 +113,7 @@ async function legacyWriteDatasetFiles(samples: readonly Sample[]): Promise<Data
         app.appendVarchar(s.metric);
         for (const n of labelNames) {
           const v = s.labels[n];
-          if (v === undefined) app.appendNull();
+          if (v === undefined || v === '') app.appendNull();
           else app.appendVarchar(v);
         }
         app.appendBigInt(BigInt(Math.trunc(s.t)));
@@ -179,7 +182,7 @@ describe('streaming writer', () => {
       ],
       [
         { metric: 'c_total', labels: { provider: 'mobula', metric: 'x', chain: 'solana' }, t: NOW, v: 4 },
-        { metric: 'c_total', labels: { chain: 'base', value: '' }, t: NOW + 0.5, v: 5 },
+        { metric: 'c_total', labels: { chain: 'base', value: 'v', token: '' }, t: NOW + 0.5, v: 5 },
       ],
       [{ metric: 'a_total', labels: { provider: 'codex' }, t: NOW, v: 6 }],
     ];
@@ -193,6 +196,71 @@ describe('streaming writer', () => {
       'metric,chain,label_metric,provider,label_value,timestamp,value',
     );
     expectSameFiles(await writeDatasetFilesFrom([]), await legacyWriteDatasetFiles([]));
+  });
+});
+
+describe('empty labels (issue 28 item 17)', () => {
+  it('an empty label is an absent one: null in both Parquet and CSV, the same rows in both', async () => {
+    const samples: Sample[] = [
+      // As the chain-listing probe writes an exclusion without a chain id.
+      {
+        metric: 'network_listing_excluded',
+        labels: {
+          provider: 'mobula',
+          kind: 'testnet',
+          reason: 'testnet',
+          chain_id: '',
+          name: 'Sepolia',
+          raw_id: 's',
+        },
+        t: NOW,
+        v: 1,
+      },
+      {
+        metric: 'network_listing_excluded',
+        labels: {
+          provider: 'mobula',
+          kind: 'x',
+          reason: 'y',
+          chain_id: 'eip155:1',
+          name: 'Ethereum',
+          raw_id: 'e',
+        },
+        t: NOW,
+        v: 1,
+      },
+      { metric: 'networks_supported', labels: { provider: 'codex', chain_id: '' }, t: NOW, v: 133 },
+      { metric: 'networks_supported', labels: { provider: 'mobula', only_empty: '' }, t: NOW, v: 78 },
+    ];
+    const files = await writeDatasetFiles(samples);
+    const dir = await mkdtemp(join(tmpdir(), 'citebench-ds-'));
+    try {
+      await writeFile(join(dir, 'd.parquet'), files.parquet);
+      await writeFile(join(dir, 'd.csv'), files.csv);
+      const csvText = new TextDecoder().decode(files.csv);
+      // A name only ever empty gets no column at all; a present one is null where empty.
+      expect(csvText.split('\n')[0]).toBe('metric,chain_id,kind,name,provider,raw_id,reason,timestamp,value');
+      expect(csvText).not.toContain('""');
+      const sql = (from: string) =>
+        `SELECT metric, provider, chain_id, chain_id IS NULL AS chain_null FROM ${from} ORDER BY metric, provider, chain_id NULLS FIRST`;
+      const pq = await query(sql(`read_parquet('${dir}/d.parquet')`));
+      const csv = await query(sql(`read_csv('${dir}/d.csv', header = true)`));
+      expect(pq).toEqual(csv);
+      expect(pq).toEqual([
+        { metric: 'network_listing_excluded', provider: 'mobula', chain_id: null, chain_null: true },
+        { metric: 'network_listing_excluded', provider: 'mobula', chain_id: 'eip155:1', chain_null: false },
+        { metric: 'networks_supported', provider: 'codex', chain_id: null, chain_null: true },
+        { metric: 'networks_supported', provider: 'mobula', chain_id: null, chain_null: true },
+      ]);
+      // Same bytes whether the empty label was written or left out.
+      const absent = samples.map((s) => ({
+        ...s,
+        labels: Object.fromEntries(Object.entries(s.labels).filter(([, v]) => v !== '')),
+      }));
+      expectSameFiles(files, await writeDatasetFiles(absent));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -62,6 +62,21 @@ describe('harness configuration', () => {
     }
   });
 
+  it('names each bad variable with its value and the reason, on one line; never an API key', () => {
+    expect(() =>
+      loadHarnessConfig({
+        HARNESS_TIMEOUT_MS: 'soon',
+        HARNESS_MAX_PAGES: '1e3',
+        COVALENT_BASE_URL: 'ftp://x',
+        MOBULA_API_KEY: 'sk-secret',
+      }),
+    ).toThrow(
+      new HarnessConfigError(
+        'invalid harness configuration: HARNESS_TIMEOUT_MS=soon is not a positive integer; HARNESS_MAX_PAGES=1e3 is not a positive integer; COVALENT_BASE_URL=ftp://x is not an http(s) URL',
+      ),
+    );
+  });
+
   it('an adapter that throws becomes a failure, never a crash', async () => {
     const r = await guard(async () => {
       throw new TypeError('boom');

@@ -247,4 +247,36 @@ describe('harness service', () => {
     expect(new Set(r.cells?.map((c) => c.abandoned))).toEqual(new Set(['deadline']));
     expect(await store.select({ metric: 'token_trade_capture_pct', after: 0, until: D })).toEqual([]);
   });
+
+  it('measureNow (an empty store at start-up) stamps a listing with the time it ran, a window cycle with its closed slot', async () => {
+    const sim = await startSimulator({ seed: 3, tradesPerHour: 60, latencyMs: 5 });
+    cleanup.push(() => sim.close());
+    const store = createMemoryStore();
+    // Read at 17:55: the 6-hour listing's aligned slot is 12:00, the 30-minute trade slot 17:30.
+    const readAt = Date.UTC(2026, 6, 23, 17, 55, 0);
+    const h = startHarness({
+      store,
+      specs,
+      metrics: new Registry(),
+      harnessConfig: loadHarnessConfig(simulatorEnv(sim.baseUrls, sim.keys)),
+      tokens: REFERENCE_TOKENS.slice(0, 1),
+      clock: new FakeClock(readAt),
+      autoStart: false,
+    });
+    cleanup.push(() => h.stop());
+    const [listing, again, trades] = await Promise.all([
+      h.measureNow('network-coverage'),
+      h.measureNow('network-coverage'),
+      h.measureNow('token-trade-coverage'),
+    ]);
+    expect(listing.at).toBe(readAt);
+    // One probe per family: the second ask shares the first one's cycle.
+    expect(again).toBe(listing);
+    const counts = await store.select({ metric: 'networks_supported', after: 0, until: readAt + HOUR });
+    expect(counts.length).toBeGreaterThan(0);
+    expect(new Set(counts.map((x) => x.t))).toEqual(new Set([readAt]));
+    expect(await lastCycle(store, 'network-coverage')).toBe(readAt);
+    expect(trades.at).toBe(Date.UTC(2026, 6, 23, 17, 30, 0));
+    expect(await lastCycle(store, 'token-trade-coverage')).toBe(Date.UTC(2026, 6, 23, 17, 30, 0));
+  });
 });

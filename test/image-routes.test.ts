@@ -347,3 +347,24 @@ describe('ImageService ordering', () => {
     await images.close();
   });
 });
+
+describe('images of simulated data (issue 28 items 13 and 14)', () => {
+  const simulated = stats.map((s) => ({ ...s, simulated: true as const }));
+  const images = new ImageService({
+    publication: testPublication(simulated).api,
+    siteName: 'Citebench',
+    renderer: new OgWorkerClient(),
+  });
+  afterAll(() => images.close());
+
+  it('the SVG says Simulated in its title and visibly; the PNG carries its attribution', async () => {
+    const svg = String((await images.getSvg('token-trade-coverage', { w: 240, h: 60, theme: 'light' })).body);
+    expect(svg).toMatch(/<title>Simulated data: /);
+    expect(svg).toContain('>Simulated</text>');
+    const png = (await images.getOg('token-trade-coverage')).body as Uint8Array;
+    const latin1 = new TextDecoder('latin1').decode(png);
+    expect(latin1).toContain('tEXtSource\0http://bench.test/benchmarks/token-trade-coverage');
+    expect(latin1).toContain('tEXtCopyright\0CC-BY-4.0, Citebench');
+    expect(latin1).toContain('tEXtDisclaimer\0Simulated demo data, not a measurement.');
+  });
+});

@@ -1,7 +1,16 @@
+import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { RankingRow, Stat } from '../src/core/api-schemas.ts';
+import { SIMULATED_NOTE } from '../src/core/headline.ts';
 import { loadInterFonts } from '../src/render/fonts.ts';
 import { OG_HEIGHT, OG_WIDTH, type OgChild, type OgNode, ogElement } from '../src/render/og-layout.ts';
-import { AWAITING_TEXT, ogModelFromStat } from '../src/render/og-model.ts';
+import {
+  AWAITING_TEXT,
+  NO_COMPARISON_TEXT,
+  NO_DATA_TEXT,
+  NO_RESPONSES_TEXT,
+  ogModelFromStat,
+} from '../src/render/og-model.ts';
 import { renderOgPng } from '../src/render/og-render.ts';
 import { OgWorkerClient } from '../src/render/og-worker-client.ts';
 import { fitFontSize } from '../src/render/text-fit.ts';
@@ -140,6 +149,125 @@ describe('OG PNG', () => {
       const { png } = await renderOgPng(ogModelFromStat(s, 'Citebench'), fonts);
       expect(pngSize(png)).toEqual({ width: 1200, height: 630 });
     }
+  });
+});
+
+/** Every chunk of a PNG, its CRC checked: [type, data]. */
+function pngChunks(png: Uint8Array): [string, Uint8Array][] {
+  const v = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const out: [string, Uint8Array][] = [];
+  for (let at = 8; at < png.length; ) {
+    const len = v.getUint32(at);
+    const type = new TextDecoder().decode(png.subarray(at + 4, at + 8));
+    const crc = v.getUint32(at + 8 + len);
+    expect(crc, `${type} CRC`).toBe(crc32(png.subarray(at + 4, at + 8 + len)));
+    out.push([type, png.subarray(at + 8, at + 8 + len)]);
+    at += 12 + len;
+  }
+  return out;
+}
+
+/** The tEXt (Latin-1) and iTXt (UTF-8, uncompressed) entries by keyword. */
+function pngText(png: Uint8Array): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [type, data] of pngChunks(png)) {
+    const nul = data.indexOf(0);
+    const key = new TextDecoder('latin1').decode(data.subarray(0, nul));
+    if (type === 'tEXt') out[key] = new TextDecoder('latin1').decode(data.subarray(nul + 1));
+    if (type === 'iTXt') {
+      expect(data[nul + 1], 'uncompressed').toBe(0);
+      let at = data.indexOf(0, nul + 3); // language tag
+      at = data.indexOf(0, at + 1); // translated keyword
+      out[key] = new TextDecoder().decode(data.subarray(at + 1));
+    }
+  }
+  return out;
+}
+
+const row = (over: Partial<RankingRow>): RankingRow => ({
+  rank: null,
+  name: 'Mobula',
+  slug: 'mobula',
+  ms: { p50: 100, p90: 100, p99: 100, mean: 100 },
+  successRate: 100,
+  sampleSize: 4,
+  unresponsive: false,
+  noComparison: false,
+  lastSampleAt: '2026-07-01T12:00:00.000Z',
+  audit: 'https://citebench.org/api/audit/x/mobula',
+  ...over,
+});
+const withoutValue = (rankings: RankingRow[]): Stat => ({
+  ...trades!,
+  value: null,
+  leader: null,
+  rankings,
+  filters: { chain: 'stellar' },
+  dimensions: { chain: [{ value: 'stellar', label: 'Stellar' }] },
+});
+
+describe('OG card without a value', () => {
+  it('mirrors the headline: "awaiting first run" only for a draft', () => {
+    expect(ogModelFromStat(draft!, 'x').valueText).toBe(AWAITING_TEXT);
+    const cases: [Stat, string][] = [
+      [withoutValue([row({ noComparison: true })]), NO_COMPARISON_TEXT],
+      [
+        withoutValue([row({ unresponsive: true }), row({ slug: 'codex', unresponsive: true })]),
+        NO_RESPONSES_TEXT,
+      ],
+      [withoutValue([]), NO_DATA_TEXT],
+      [{ ...withoutValue([]), status: 'stale' }, NO_DATA_TEXT],
+    ];
+    for (const [stat, text] of cases) {
+      const m = ogModelFromStat(stat, 'Citebench');
+      expect(m).toMatchObject({ valueText: text, hasValue: false, isDraft: false });
+      expect(texts(ogElement(m))).toContain(text);
+      expect(texts(ogElement(m))).not.toContain(AWAITING_TEXT);
+    }
+    expect([NO_COMPARISON_TEXT, NO_RESPONSES_TEXT, NO_DATA_TEXT]).toEqual([
+      'no comparison',
+      'no responses',
+      'no data in 24 h',
+    ]);
+  });
+});
+
+describe('OG PNG text chunks', () => {
+  it('carries Title, Description (the text as drawn), Source and Copyright; valid CRCs', async () => {
+    const m = ogModelFromStat(withoutValue([row({ noComparison: true })]), 'Citebench');
+    const { png } = await renderOgPng(m, fonts);
+    expect(pngSize(png)).toEqual({ width: OG_WIDTH, height: OG_HEIGHT });
+    const types = pngChunks(png).map(([t]) => t);
+    expect(types[0]).toBe('IHDR');
+    expect(types.at(-1)).toBe('IEND');
+    const text = pngText(png);
+    expect(text).toEqual({
+      Title: 'Token trade capture rate (Stellar)',
+      Description: texts(ogElement(m)).join('\n'),
+      Source: 'https://citebench.org/benchmarks/token-trade-coverage',
+      Copyright: 'CC-BY-4.0, Citebench',
+    });
+    expect(text.Description).toContain('no comparison');
+    expect(text.Description).toContain('citebench.org/benchmarks/token-trade-coverage');
+  });
+
+  it('adds a Disclaimer for simulated data, and keeps text outside Latin-1 (iTXt)', async () => {
+    const stat: Stat = { ...coverage!, simulated: true, title: 'Coverage ≥ 100 networks' };
+    const { png } = await renderOgPng(ogModelFromStat(stat, 'Citebench'), fonts);
+    const text = pngText(png);
+    expect(text.Disclaimer).toBe(SIMULATED_NOTE);
+    expect(text.Title).toBe('Coverage ≥ 100 networks');
+    expect(text.Description?.split('\n')[0]).toBe('SIMULATED');
+    const keys = (type: string) =>
+      pngChunks(png)
+        .filter(([t]) => t === type)
+        .map(([, d]) => new TextDecoder().decode(d.subarray(0, d.indexOf(0))));
+    // The title (also drawn in the lead line) is outside Latin-1; the rest stays tEXt.
+    expect(keys('iTXt')).toEqual(['Title', 'Description']);
+    expect(keys('tEXt')).toEqual(['Source', 'Copyright', 'Disclaimer']);
+    expect(
+      pngText((await renderOgPng(ogModelFromStat(coverage!, 'C'), fonts)).png).Disclaimer,
+    ).toBeUndefined();
   });
 });
 

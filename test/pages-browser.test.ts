@@ -2,6 +2,12 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  checkBarLengths,
+  checkCompareValues,
+  checkPhoneValues,
+  checkStellar,
+} from './helpers/page-truths.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -138,4 +144,26 @@ describe('every page in a real browser, at 1280 and 390 px', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
+});
+
+// Issue 28, items 8–12 and the search of 18: what a page shows is what its data says, at both widths.
+describe('pages say what the data says, at 1280 and 390 px', () => {
+  for (const width of [1280, 390]) {
+    it(`mode, no-comparison rows, compare values and note, bar lengths, phone values and search at ${width} px`, async () => {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = await context.newPage();
+      await checkStellar(page, srv.url);
+      await checkCompareValues(page, srv.url);
+      await checkBarLengths(page, srv.url);
+      if (width === 390) await checkPhoneValues(page, srv.url);
+
+      // A provider is found on every benchmark that measures it, not only where it leads.
+      await page.goto(`${srv.url}/`);
+      await page.locator('#q').fill('bitquery');
+      await expect
+        .poll(() => page.locator('#q-results a').evaluateAll((as) => as.map((a) => a.getAttribute('href'))))
+        .toEqual(['/benchmarks/token-trade-coverage']);
+      await context.close();
+    }, 60_000);
+  }
 });

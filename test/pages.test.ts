@@ -67,3 +67,45 @@ describe('HTML pages behind every published URL', () => {
     }
   });
 });
+
+// Issue 28, items 15 and 18: what "as of" means, and the small things a page said wrong.
+describe('pages say what the data says', () => {
+  it('/methodology has a section id="as-of" saying what a headline\'s "as of <time>" is', async () => {
+    const html = await (await srv.get('/methodology')).text();
+    const section = /<section id="as-of"[^>]*>([\s\S]*?)<\/section>/.exec(html)?.[1] ?? '';
+    expect(section).toContain('as of &lt;time&gt;');
+    expect(section).toContain('own sample');
+    expect(section).toContain('p50 over 24h');
+  });
+
+  it('shows a kind as its label, never its slug', async () => {
+    const html = await (await srv.get('/benchmarks/network-coverage?kind=asset-registry')).text();
+    const rankings = html.slice(
+      html.indexOf('<h2>Rankings'),
+      html.indexOf('</table>', html.indexOf('<h2>Rankings')),
+    );
+    expect(rankings).toContain('Asset registry');
+    expect(rankings).not.toContain('asset-registry');
+  });
+
+  it('links the CSL citation, live and pinned to a frozen day', async () => {
+    const live = await (await srv.get('/benchmarks/network-coverage')).text();
+    expect(live).toContain('href="/api/cite/network-coverage/csl"');
+    expect((await srv.get('/api/cite/network-coverage/csl')).status).toBe(200);
+    const day = (await (await srv.get('/api/citable/2026-11-19')).json()).site.snapshotDate;
+    const frozen = await (await srv.get(`/benchmarks/network-coverage?date=${day}`)).text();
+    expect(frozen).toContain(`href="/api/cite/network-coverage/csl?date=${day}"`);
+  });
+
+  it('says nothing like "updated never measured" for a draft', async () => {
+    const empty = await startServer({ samples: [] });
+    try {
+      const html = await (await empty.get('/')).text();
+      expect(html).toContain('Waiting for its first measurement');
+      expect(html).not.toMatch(/updated\s*(<[^>]*>\s*)*never measured/);
+      expect(html).not.toContain('never measured');
+    } finally {
+      await empty.close();
+    }
+  });
+});

@@ -327,13 +327,19 @@ describe('rules 6, 8, 9, 11 over HTTP', () => {
     expect(long.body.length).toBeLessThan(300);
   });
 
-  it('/api/llm-context keeps its ETag while the data does not change', async () => {
+  it('/api/llm-context keeps its ETag while the data does not change, across a recompute', async () => {
+    const pub = t.srv.service.publication;
     const a = await t.srv.get('/api/llm-context');
     await a.text();
-    t.srv.clock.now = NOW + 90_000;
+    const before = await pub.llmContext();
+    // Past the view's age and its stale-while-recompute allowance (60 + 60 s): b is recomputed.
+    t.srv.clock.now = NOW + 200_000;
+    expect(pub.isCurrent(before)).toBe(false);
     const b = await t.srv.get('/api/llm-context');
     await b.text();
+    const after = await pub.llmContext();
     t.srv.clock.now = NOW;
+    expect(after).not.toBe(before);
     expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
   });
 

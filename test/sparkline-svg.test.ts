@@ -188,3 +188,58 @@ describe('parseSparklineParams', () => {
     expect(parseSparklineParams({ theme: 'dark' })).toMatchObject({ ok: true, theme: 'dark' });
   });
 });
+
+describe('simulated data (issue 28 item 14)', () => {
+  const title = (svg: string) => /<title>([^<]*)<\/title>/.exec(svg)?.[1] ?? '';
+  const visible = (svg: string) => [...svg.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+
+  it('says "Simulated" in the title at every size, and in a visible <text> from w = 120', () => {
+    for (const [w, h] of [
+      [40, 20],
+      [119, 60],
+      [120, 20],
+      [120, 60],
+      [240, 60],
+      [1200, 400],
+    ] as const) {
+      const svg = renderSparklineSvg({ ...base, width: w, height: h, simulated: true });
+      expect(title(svg), `${w}×${h}`).toMatch(/^Simulated data: Network coverage/);
+      expect(svg).toMatch(/aria-label="Simulated data: /);
+      expect(visible(svg).includes('Simulated'), `${w}×${h}`).toBe(w >= 120);
+      expect(() => new Resvg(svg, { font: { loadSystemFonts: false } }).render()).not.toThrow();
+    }
+    for (const theme of ['light', 'dark'] as const)
+      expect(renderSparklineSvg({ ...base, theme, simulated: true })).toContain('>Simulated</text>');
+  });
+
+  it('keeps the word inside the plot, clear of the scale labels', () => {
+    for (const [w, h, unit, points] of [
+      [120, 84, 'ms', [12345, 12000, 11000]],
+      [120, 36, 'pct', [98.4, 97.1]],
+      [240, 60, 'count', WAVE],
+    ] as const) {
+      const svg = renderSparklineSvg({
+        ...base,
+        width: w,
+        height: h,
+        unit,
+        points: [...points],
+        simulated: true,
+      });
+      const texts = [...svg.matchAll(/<text x="([\d.]+)"[^>]*font-size="(\d+)"[^>]*>([^<]*)<\/text>/g)];
+      const word = texts.find((t) => t[3] === 'Simulated');
+      const right = Number(word?.[1]) + 0.6 * Number(word?.[2]) * 'Simulated'.length;
+      for (const l of texts.filter((t) => t[3] !== 'Simulated')) {
+        // Scale labels are anchored at their end (x = w - 2).
+        const left = Number(l[1]) - 0.6 * Number(l[2]) * (l[3]?.length ?? 0);
+        expect(right, `${w}×${h} ${l[3]}`).toBeLessThanOrEqual(left);
+      }
+      expect(right).toBeLessThanOrEqual(w);
+    }
+  });
+
+  it('measured data is unchanged: no word, no prefix', () => {
+    expect(renderSparklineSvg({ ...base, simulated: false })).toBe(renderSparklineSvg(base));
+    expect(renderSparklineSvg(base)).not.toContain('Simulated');
+  });
+});

@@ -18,7 +18,7 @@ export interface ExportCliDeps {
   readonly tty?: boolean;
 }
 
-const USAGE = `usage: export --from YYYY-MM-DD --to YYYY-MM-DD [--format parquet|csv] --out DIR [--data-dir DIR]
+export const EXPORT_USAGE = `usage: citebench export --from YYYY-MM-DD --to YYYY-MM-DD [--format parquet|csv] --out DIR [--data-dir DIR]
 
   Writes the daily open dataset (GET /api/dataset/{day}.{format}) of every day in [from, to] with
   samples to DIR/citebench-{day}.{format}: a closed day's frozen files byte for byte (frozen now if
@@ -81,9 +81,14 @@ function progress(tty: boolean, err: (s: string) => void) {
 export async function runExportCli(argv: readonly string[], deps: ExportCliDeps = {}): Promise<number> {
   const out = deps.out ?? ((s: string) => process.stdout.write(s));
   const err = deps.err ?? ((s: string) => process.stderr.write(s));
+  // Asked for help: the usage on stdout, success, nothing opened (as every other command).
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out(EXPORT_USAGE);
+    return 0;
+  }
   const args = parseArgs(argv);
   if (typeof args === 'string') {
-    err(`${args}\n${USAGE}`);
+    err(`${args}\n${EXPORT_USAGE}`);
     return 2;
   }
   let config: ReturnType<typeof loadConfig>;

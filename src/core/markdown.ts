@@ -31,7 +31,9 @@ export function benchmarkMarkdown(stat: Stat, level = 2): string {
     `- Headline: ${inline(stat.headline)}`,
     `- Quote: ${inline(stat.quote)}`,
   ];
-  const dims = Object.entries(stat.dimensions);
+  // A dimension whose values come from the data (region) lists none here: an empty line would
+  // read as a filter that accepts nothing.
+  const dims = Object.entries(stat.dimensions).filter(([, values]) => values.length > 0);
   for (const [name, values] of dims) {
     lines.push(
       `- Filter \`${name}\`: ${values.map((v) => `\`${v.value}\` (${inline(v.label)})`).join(', ')}`,

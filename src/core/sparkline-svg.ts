@@ -22,9 +22,11 @@ export const SPARKLINE_LIMITS = {
   h: { min: 20, max: 400, default: 60 },
 } as const;
 
-export const SPARKLINE_THEMES: Readonly<Record<SparklineTheme, { stroke: string; background: string }>> = {
-  light: { stroke: '#1d2330', background: '#ffffff' },
-  dark: { stroke: '#e6e9ef', background: '#10141b' },
+export const SPARKLINE_THEMES: Readonly<
+  Record<SparklineTheme, { stroke: string; background: string; simulated: string }>
+> = {
+  light: { stroke: '#1d2330', background: '#ffffff', simulated: '#b42318' },
+  dark: { stroke: '#e6e9ef', background: '#10141b', simulated: '#f97066' },
 };
 
 export interface SparklineParams {
@@ -245,6 +247,8 @@ export interface SparklineInput {
   readonly unit?: string;
   /** Indices of carried points (Stat.sparklineGaps), drawn dashed; absent or empty: all solid. */
   readonly gaps?: readonly number[];
+  /** Simulated data: said in the title and, where there is room, in a visible word. */
+  readonly simulated?: boolean;
 }
 
 export function sparklineLabel(title: string, leaderName: string | null): string {
@@ -253,6 +257,25 @@ export function sparklineLabel(title: string, leaderName: string | null): string
 
 /** Labels need room: below this size the scale is only in the title (read by screen readers). */
 const LABEL_MIN = { w: 120, h: 36 } as const;
+
+export const SIMULATED_WORD = 'Simulated';
+
+/**
+ * The visible "Simulated" of an embed at w ≥ 120 (LABEL_MIN.w), so a chart pasted into a page
+ * cannot pass as measured. It sits top left inside the plot, clear of the scale gutter: its size
+ * shrinks to fit the plot (about 0.6 em per character, never below 7 px), and a halo of the
+ * background keeps it legible over the line.
+ */
+function simulatedText(
+  plotW: number,
+  pad: number,
+  fontSize: number,
+  colors: { background: string; simulated: string },
+): string {
+  const fit = Math.floor((plotW - 2 * pad) / (0.6 * SIMULATED_WORD.length));
+  const size = Math.max(7, Math.min(fontSize, fit));
+  return `<text x="${pad}" y="${size + 1}" font-family="system-ui,-apple-system,Segoe UI,Roboto,sans-serif" font-size="${size}" font-weight="700" fill="${colors.simulated}" stroke="${colors.background}" stroke-width="3" stroke-linejoin="round" paint-order="stroke">${SIMULATED_WORD}</text>`;
+}
 
 /** A self-contained SVG document (no external references), deterministic for the same input. */
 export function renderSparklineSvg(input: SparklineInput): string {
@@ -282,7 +305,8 @@ export function renderSparklineSvg(input: SparklineInput): string {
   const coords = sparklineCoords(finite, plotW, h, pad, input.higherIsBetter, unit);
   const runs = sparklineRuns(input.points, coords, input.gaps);
   const dashed = runs.some((r) => r.carried) ? ', dashed where no value was measured' : '';
-  const label = escapeXml(`${sparklineLabel(input.title, input.leaderName)}${range}${dashed}`);
+  const simulated = input.simulated ? `${SIMULATED_WORD} data: ` : '';
+  const label = escapeXml(`${simulated}${sparklineLabel(input.title, input.leaderName)}${range}${dashed}`);
   const stroke = `fill="none" stroke="${colors.stroke}" stroke-width="${strokeWidth}" stroke-linecap="round" stroke-linejoin="round"`;
   // Carried runs: round caps lengthen each dash by one stroke width, so they show 3 widths on, 2 off.
   const dash = `stroke-dasharray="${2 * strokeWidth} ${3 * strokeWidth}"`;
@@ -305,6 +329,7 @@ export function renderSparklineSvg(input: SparklineInput): string {
     `<rect width="${w}" height="${h}" fill="${colors.background}"/>`,
     ...lines,
     ...text,
+    ...(input.simulated && w >= LABEL_MIN.w ? [simulatedText(plotW, pad, fontSize, colors)] : []),
     '</svg>',
     '',
   ].join('\n');

@@ -30,9 +30,21 @@ export interface StatInput {
   readonly pinDay?: string | null;
 }
 
+/** A view is stale once its newest sample is more than this many cadences old (two missed runs). */
+export const STALE_AFTER_CADENCES = 2;
+
 /**
- * Status of a view, one rule for every surface: `draft` never measured; `stale` when its newest
- * sample is older than twice the cadence (or it has none in the window); `live` otherwise.
+ * The stale rule, written once: the newest sample `lastSampleAt` is more than twice the cadence
+ * older than `now` (exactly twice is still live), or there is none. The Stat's status, the index,
+ * /api/freshness and the pages all come from here.
+ */
+export function isStale(lastSampleAt: number | null, now: number, cadenceMs: number): boolean {
+  return lastSampleAt === null || now - lastSampleAt > STALE_AFTER_CADENCES * cadenceMs;
+}
+
+/**
+ * Status of a view, one rule for every surface: `draft` never measured; `stale` by `isStale` (or
+ * no sample in the window); `live` otherwise.
  */
 export function viewStatus(
   neverRun: boolean,
@@ -41,8 +53,7 @@ export function viewStatus(
   cadenceMs: number,
 ): 'live' | 'stale' | 'draft' {
   if (neverRun) return 'draft';
-  if (asOf === null || evalTime - asOf > 2 * cadenceMs) return 'stale';
-  return 'live';
+  return isStale(asOf, evalTime, cadenceMs) ? 'stale' : 'live';
 }
 
 /** Human label of the applied filter, e.g. "Solana" or "DEX index". */

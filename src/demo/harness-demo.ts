@@ -29,6 +29,8 @@ export interface HarnessDemoOptions {
   readonly speed?: number;
   readonly onProgress?: (p: HarnessDemoProgress) => void;
   readonly log?: HarnessLog;
+  /** The operator's environment (HARNESS_* settings); tests and benches leave it out. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Simulated provider latency once live (the backfill always runs at 0). */
   readonly liveLatencyMs?: number;
 }
@@ -119,7 +121,8 @@ export function backfillSlots(
 export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<HarnessDemo> {
   const log = opts.log ?? silentLog;
   const sim: Simulator = await startSimulator({ seed: opts.seed, latencyMs: 0 });
-  const harnessConfig = loadHarnessConfig(simulatorEnv(sim.baseUrls, sim.keys));
+  // The operator's HARNESS_* (timeouts, retries, region) apply; the simulator gives URLs and keys.
+  const harnessConfig = loadHarnessConfig({ ...(opts.env ?? {}), ...simulatorEnv(sim.baseUrls, sim.keys) });
   let harness: Harness | null = null;
   let stopping = false;
   try {

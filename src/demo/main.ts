@@ -22,6 +22,7 @@ await startFromEnv(
       specs: service.specs,
       metrics: service.metrics,
       seed,
+      env: process.env,
       days: 3,
       now: Date.now(),
       speed,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeVar, intVar } from '../config.ts';
 import { PROVIDERS } from '../core/providers.ts';
 
 /** Providers the harness has adapters for, with their production base URLs. */
@@ -48,18 +49,25 @@ export function envPrefix(slug: string): string {
   return slug.toUpperCase().replace(/-/g, '_');
 }
 
-const positiveInt = (def: number) => z.coerce.number().int().positive().default(def);
-const optionalPositiveInt = z.coerce.number().int().positive().optional();
+// Digits only, as src/config.ts reads integers: "soon", "1e3" or "30s" are refused, not coerced.
+const POSITIVE = 'is not a positive integer';
+const positiveInt = (def: number) => intVar(1, Number.MAX_SAFE_INTEGER, POSITIVE, def);
+const optionalPositiveInt = z
+  .string()
+  .regex(/^\d+$/, POSITIVE)
+  .optional()
+  .transform((v) => (v === undefined ? undefined : Number(v)))
+  .refine((n) => n === undefined || (n >= 1 && n <= Number.MAX_SAFE_INTEGER), POSITIVE);
 const url = z
-  .url()
-  .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
+  .url('is not an http(s) URL')
+  .refine((u) => /^https?:\/\//.test(u), 'is not an http(s) URL')
   .transform((u) => u.replace(/\/+$/, ''));
 
 const globalSchema = z.object({
   HARNESS_TIMEOUT_MS: positiveInt(30_000),
   HARNESS_MAX_BODY_BYTES: positiveInt(32 * 1024 * 1024),
-  HARNESS_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
-  HARNESS_RETRY_MAX_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
+  HARNESS_MAX_RETRIES: intVar(0, 10, 'is not an integer from 0 to 10', 2),
+  HARNESS_RETRY_MAX_WAIT_MS: intVar(0, Number.MAX_SAFE_INTEGER, 'is not a non-negative integer', 60_000),
   HARNESS_MAX_PAGES: positiveInt(1000),
   HARNESS_MAX_HASHES: positiveInt(1_000_000),
   HARNESS_PROVIDER_CONCURRENCY: positiveInt(2),
@@ -68,7 +76,7 @@ const globalSchema = z.object({
   HARNESS_CYCLE_DEADLINE_MS: optionalPositiveInt,
   HARNESS_REGION: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be a label value such as eu-west')
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'is not a label value such as eu-west')
     .optional(),
 });
 
@@ -84,7 +92,11 @@ const providerSchema = z.object({
 
 export class HarnessConfigError extends Error {}
 
-/** Validates the harness environment; the error lists every bad variable. */
+/**
+ * Validates the harness environment; the error names every bad variable with the value it was
+ * given, on one line, as src/config.ts does (`HARNESS_TIMEOUT_MS=soon is not a positive integer`),
+ * except an API key, which is never echoed.
+ */
 export function loadHarnessConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): HarnessConfig {
@@ -97,7 +109,13 @@ export function loadHarnessConfig(
   }
   const issues: string[] = [];
   const g = globalSchema.safeParse(env);
-  if (!g.success) for (const i of g.error.issues) issues.push(`${i.path.join('.')}: ${i.message}`);
+  const once = new Set<string>();
+  const bad = (name: string, message: string, secret = false) => {
+    if (once.has(name)) return;
+    once.add(name);
+    issues.push(describeVar(env, name, message, secret));
+  };
+  if (!g.success) for (const i of g.error.issues) bad(String(i.path[0] ?? ''), i.message);
   const providers: Partial<Record<HarnessProvider, ProviderConfig>> = {};
   for (const slug of HARNESS_PROVIDERS) {
     const p = envPrefix(slug);
@@ -116,7 +134,7 @@ export function loadHarnessConfig(
           field === 'apiKey'
             ? (info?.apiKeyEnv ?? '')
             : `${p}_${{ baseUrl: 'BASE_URL', timeoutMs: 'TIMEOUT_MS', concurrency: 'CONCURRENCY' }[field] ?? field}`;
-        issues.push(`${name}: ${i.message}`);
+        bad(name, i.message, field === 'apiKey');
       }
       continue;
     }
@@ -132,7 +150,7 @@ export function loadHarnessConfig(
     };
   }
   if (issues.length > 0 || !g.success) {
-    throw new HarnessConfigError(`invalid harness configuration:\n  ${issues.join('\n  ')}`);
+    throw new HarnessConfigError(`invalid harness configuration: ${issues.join('; ')}`);
   }
   const e = g.data;
   return {

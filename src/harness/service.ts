@@ -44,6 +44,14 @@ export interface Harness {
    * `at` gets that run's report: one probe per family per slot, never a second call to a provider.
    */
   runCycle(benchmarkSlug: string, at: number): Promise<CycleReport>;
+  /**
+   * One cycle now rather than at the next slot (an empty store at start-up). A family whose value
+   * is a snapshot (derivation `latest`: a listing) is stamped with the time it ran, since its
+   * sample says what the provider listed then: the aligned slot dated a listing read at 17:55
+   * "as of 12:00". A window family keeps its latest slot, whose window has closed. The benchmarks
+   * of one family share its one start-up cycle (one probe, one time).
+   */
+  measureNow(benchmarkSlug: string): Promise<CycleReport>;
   /** Benchmarks this harness can run. */
   readonly benchmarks: readonly string[];
   readonly metrics: HarnessMetrics;
@@ -75,6 +83,8 @@ interface FamilyRun {
   readonly family: Family;
   readonly specs: BenchmarkSpec[];
   last?: { readonly at: number; readonly reports: Promise<ProbeReports> };
+  /** The time of its measureNow cycle, chosen by the first benchmark that asks. */
+  nowAt?: number;
 }
 
 export function startHarness(opts: HarnessOptions): Harness {
@@ -188,6 +198,19 @@ export function startHarness(opts: HarnessOptions): Harness {
     return report;
   }
 
+  function measureNow(slug: string): Promise<CycleReport> {
+    const run = familyOfSlug.get(slug);
+    if (!run) return Promise.reject(new Error(`harness cannot run benchmark "${slug}"`));
+    if (run.nowAt === undefined) {
+      const now = clock.now();
+      const cadence = durationMs(run.family.cadence);
+      const offset = run.family.slotOffsetMs;
+      run.nowAt =
+        run.family.derivation === 'latest' ? now : Math.floor((now - offset) / cadence) * cadence + offset;
+    }
+    return runCycle(slug, run.nowAt);
+  }
+
   /** A family resumes after the newest cycle any of its benchmarks stored (one cycle writes all). */
   async function lastFamilyCycle(run: FamilyRun): Promise<number | null> {
     const lasts = await Promise.all(
@@ -215,6 +238,7 @@ export function startHarness(opts: HarnessOptions): Harness {
 
   return {
     runCycle,
+    measureNow,
     benchmarks: [...familyOfSlug.keys()],
     metrics,
     start: () => scheduler.start(),

@@ -55,6 +55,9 @@ export const citableDayRoute = createRoute({
     200: jsonResponse('The index frozen at the end of that day (today: the live index).', citableIndexSchema),
     400: errorResponse('Malformed, impossible, future, or before the first snapshot.'),
     404: errorResponse('A closed day not frozen yet (days are frozen 10 minutes after 00:00 UTC).'),
+    503: errorResponse(
+      'Benchmarks temporarily unavailable, or a closed day past its 10-minute grace whose freeze failed and is being retried (Retry-After).',
+    ),
   }),
 });
 
@@ -78,7 +81,9 @@ export const statRoute = createRoute({
       'Malformed slug, a repeated or over-long query parameter, a bad date, or a date with filters.',
     ),
     404: errorResponse('Unknown slug or dimension value, or a day without a frozen snapshot.'),
-    503: errorResponse('Benchmarks temporarily unavailable.'),
+    503: errorResponse(
+      'Benchmarks temporarily unavailable, or a closed day past its 10-minute grace whose freeze failed and is being retried (Retry-After).',
+    ),
   }),
 });
 
@@ -103,7 +108,9 @@ export const auditRoute = createRoute({
   request: {
     params: z.object({ slug: slugPath, provider: slugPath }),
     query: z.object({
-      date: dateQuery('The measurements as they stood at the end of that UTC day (links in a day snapshot).'),
+      date: dateQuery(
+        'A closed UTC day: the audit frozen with that day, byte-identical forever (unfiltered; with window=24h the window of its frozen Stat).',
+      ),
       window: z
         .enum(['24h'])
         .optional()
@@ -124,8 +131,12 @@ export const auditRoute = createRoute({
     400: errorResponse(
       "Malformed slug, a window other than the Stat's or on a latest-mode benchmark, or a dimension filter without window.",
     ),
-    404: errorResponse('Unknown benchmark or dimension value, or a provider the benchmark does not measure.'),
-    503: errorResponse('Benchmarks temporarily unavailable.'),
+    404: errorResponse(
+      'Unknown benchmark or dimension value, a provider the benchmark does not measure, or a day not frozen (today, or inside its grace).',
+    ),
+    503: errorResponse(
+      'Benchmarks temporarily unavailable, or a closed day past its 10-minute grace whose freeze failed and is being retried (Retry-After).',
+    ),
   }),
 });
 
@@ -153,6 +164,9 @@ export const citeRoute = createRoute({
     200: { description: 'Citation record.', content: citeContent() },
     400: errorResponse('Malformed slug, unknown format or bad date.'),
     404: errorResponse('Unknown slug, or a day without a frozen snapshot.'),
+    503: errorResponse(
+      'Benchmarks temporarily unavailable, or a closed day past its 10-minute grace whose freeze failed and is being retried (Retry-After).',
+    ),
   }),
 });
 

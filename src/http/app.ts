@@ -52,17 +52,29 @@ export function buildApp(deps: HttpDeps): Hono {
   const pub = deps.publication;
   // Its registry collects the documented operations; /api/openapi.json is generated from it.
   const app = new OpenAPIHono<BlankEnv, BlankSchema>();
-  if (!deps.metrics.getSingleMetric('snapshot_late_writes_total')) {
+  // Both read the publication's counts when scraped (the frozen days themselves never change).
+  const fromPublication = (name: string, help: string, read: () => number) => {
+    if (deps.metrics.getSingleMetric(name)) return;
     new Counter({
-      name: 'snapshot_late_writes_total',
-      help: 'Writes that carried samples for an already frozen day (the frozen day does not change)',
+      name,
+      help,
       registers: [deps.metrics],
       collect() {
         this.reset();
-        this.inc(pub.lateWrites);
+        this.inc(read());
       },
     });
-  }
+  };
+  fromPublication(
+    'snapshot_late_writes_total',
+    'Writes into an already frozen day: appends seen by this process, or per day the samples the store holds beyond its frozen dataset rows (written while stopped or by a separate harness)',
+    () => pub.lateWrites,
+  );
+  fromPublication(
+    'snapshot_freeze_failures_total',
+    'Failed day freezes (each retried with backoff: 30 s, doubling to every 15 min)',
+    () => pub.freezeFailures,
+  );
 
   openRoute(
     app,

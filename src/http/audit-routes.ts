@@ -1,14 +1,14 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { Filters } from '../core/api-schemas.ts';
-import { dayEnd } from '../core/dates.ts';
 import { DIMENSION_NAMES } from '../core/spec-schema.ts';
 import type { Publication } from '../publication/publication.ts';
 import type { FilterResolution } from '../publication/types.ts';
-import { badDate, parseDayStart, sendServed, unknownSlug } from './answers.ts';
+import { badDate, JSON_TYPE, sendServed, unknownSlug } from './answers.ts';
 import { auditRoute, compareRoute } from './api-declarations.ts';
-import { ANY_BENCHMARK } from './hot-path.ts';
+import { ANY_BENCHMARK, FOREVER } from './hot-path.ts';
 import { viewSource } from './hot-source.ts';
-import { sendError } from './respond.ts';
+import { sendNotFrozen } from './not-frozen.ts';
+import { CACHE, sendBytes, sendError } from './respond.ts';
 import { defaultInvalid, openRoute, type RawQuery } from './route-kit.ts';
 
 type AuditWindow =
@@ -53,6 +53,61 @@ function auditWindow(pub: Publication, slug: string, v: RawQuery): AuditWindow {
   return f.ok ? { ok: true, window: { filters: f.filters } } : f;
 }
 
+function unknownProvider(c: Context, pub: Publication, slug: string, provider: string): Response {
+  const valid = pub.spec(slug)?.providers.map((p) => p.slug) ?? [];
+  return sendError(
+    c,
+    404,
+    'unknown_provider',
+    `"${provider}" is not measured by ${slug}. Valid: ${valid.join(', ')}.`,
+  );
+}
+
+/**
+ * A link from a frozen day: the audit frozen with it, byte-identical and immutable like the day's
+ * Stat, never recomputed (late samples, a new BASE_URL or a restart change nothing). A day that is
+ * not frozen answers as the dated Stat does; a dated audit is unfiltered, as the dated Stat is.
+ */
+async function datedAudit(
+  c: Context,
+  pub: Publication,
+  slug: string,
+  provider: string,
+  date: string,
+  window: { filters: Filters | null } | undefined,
+): Promise<Response> {
+  if (window?.filters) {
+    return sendError(
+      c,
+      400,
+      'bad_request',
+      'A dated audit is the unfiltered one frozen with the day; drop the filters.',
+    );
+  }
+  const r = await pub.frozenAudit(slug, provider, date, window !== undefined);
+  if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
+  if (r.kind === 'unknown_provider') return unknownProvider(c, pub, slug, provider);
+  if (r.kind === 'today') {
+    return sendError(
+      c,
+      404,
+      'not_frozen',
+      `${date} is today: it is frozen after it closes. Its live audit is at /api/audit/${slug}/${provider}.`,
+    );
+  }
+  if (r.kind === 'not_frozen') return sendNotFrozen(c, r);
+  return sendBytes(
+    c,
+    {
+      ...r.served,
+      contentType: JSON_TYPE,
+      cacheControl: CACHE.immutable,
+      headers: { 'x-snapshot-date': date },
+    },
+    FOREVER,
+  );
+}
+
 /** GET /api/audit/{slug}/{provider} and GET /api/compare/{a}/{b}. */
 export function registerAuditRoutes(app: Hono, pub: Publication): void {
   openRoute(
@@ -63,23 +118,9 @@ export function registerAuditRoutes(app: Hono, pub: Publication): void {
       if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
       const w = auditWindow(pub, slug, raw);
       if (!w.ok) return sendError(c, w.status, w.error, w.message);
-      let evalTime: number | undefined;
-      if (raw.date !== undefined) {
-        // A link from a frozen day: the measurements as they stood at the end of that day.
-        const d = await pub.checkDay(raw.date);
-        if (d.kind === 'bad_date') return sendError(c, 400, 'bad_date', d.message);
-        if (d.kind === 'ok' || d.kind === 'not_frozen') evalTime = dayEnd(parseDayStart(raw.date));
-      }
-      const a = await pub.audit(slug, provider, evalTime, w.window);
-      if (!a) {
-        const valid = pub.spec(slug)?.providers.map((p) => p.slug) ?? [];
-        return sendError(
-          c,
-          404,
-          'unknown_provider',
-          `"${provider}" is not measured by ${slug}. Valid: ${valid.join(', ')}.`,
-        );
-      }
+      if (raw.date !== undefined) return datedAudit(c, pub, slug, provider, raw.date, w.window);
+      const a = await pub.audit(slug, provider, undefined, w.window);
+      if (!a) return unknownProvider(c, pub, slug, provider);
       return sendServed(c, a, viewSource(pub, a, slug));
     },
     {

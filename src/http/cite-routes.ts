@@ -8,10 +8,12 @@ import {
   citeFromBundle,
 } from '../core/citations.ts';
 import { DAY_MS, dayEnd } from '../core/dates.ts';
+import { siteOfFrozenStat } from '../publication/day-records.ts';
 import type { Publication } from '../publication/publication.ts';
 import { badDate, parseDayStart, unknownSlug } from './answers.ts';
 import { citeRoute } from './api-declarations.ts';
 import { FOREVER } from './hot-path.ts';
+import { sendNotFrozen } from './not-frozen.ts';
 import { CACHE, citeCacheControl, citeMaxAgeIsConstant, sendBytes, sendError } from './respond.ts';
 import { defaultInvalid, openRoute } from './route-kit.ts';
 import { TextCache } from './text-cache.ts';
@@ -26,40 +28,41 @@ export function registerCiteRoutes(app: Hono, pub: Publication, clock: () => num
       const { slug, format: fmt } = params;
       if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
       const date = query.date;
-      const file = `${pub.site.name.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'citation'}-${slug}${date ? `-${date}` : ''}.${CITE_EXTENSIONS[fmt]}`;
-      const headers = { 'content-disposition': `attachment; filename="${file}"` };
+      const fileName = (siteName: string) =>
+        `${siteName.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'citation'}-${slug}${date ? `-${date}` : ''}.${CITE_EXTENSIONS[fmt]}`;
       if (date !== undefined) {
-        // The citation of a frozen day: the very records frozen with that day's Stat.
+        // The citation of a frozen day: built only from what was frozen with it (its Stat and the
+        // site it was published under), never from the running SITE_NAME or BASE_URL.
         const r = await pub.frozenStat(slug, date);
         if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
-        if (r.kind !== 'ok') {
-          return sendError(
-            c,
-            404,
-            'not_frozen',
-            r.kind === 'today' ? `${date} is today; it is frozen after it closes.` : r.message,
-          );
+        if (r.kind === 'today') {
+          return sendError(c, 404, 'not_frozen', `${date} is today; it is frozen after it closes.`);
         }
-        const bytes = citations.get(`${slug}/${fmt}/${date}`, () => {
-          const frozen = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
+        if (r.kind !== 'ok') return sendNotFrozen(c, r);
+        const frozen = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
+        // A day frozen before its site was has it in its own Stat's citation.
+        const site = (await pub.frozenSite(date)) ?? siteOfFrozenStat(frozen);
+        const bytes = citations.get(`${slug}/${fmt}/${date}`, () =>
           // The bundle predates CSL: a dated CSL-JSON is built from the frozen Stat, retrieved that day.
-          return fmt === 'csl'
+          fmt === 'csl'
             ? citeAs('csl', {
-                siteName: pub.site.name,
+                siteName: site.name,
                 slug,
                 title: frozen.title,
                 url: frozen.pageUrl,
                 retrieved: dayEnd(parseDayStart(date)),
                 simulated: frozen.simulated === true,
               })
-            : citeFromBundle(fmt, frozen.cite);
-        });
+            : citeFromBundle(fmt, frozen.cite),
+        );
+        const headers = { 'content-disposition': `attachment; filename="${fileName(site.name)}"` };
         return sendBytes(
           c,
           { ...bytes, contentType: CITE_CONTENT_TYPES[fmt], cacheControl: CACHE.immutable, headers },
           FOREVER,
         );
       }
+      const headers = { 'content-disposition': `attachment; filename="${fileName(pub.site.name)}"` };
       const served = await pub.stat(slug, null);
       const stat = served.value;
       const now = clock();

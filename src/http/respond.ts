@@ -24,9 +24,12 @@ export interface BytesResponse {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Headers a browser script may read on a cross-origin answer (ETag for revalidation, limits). */
-export const EXPOSE_HEADERS =
-  'ETag, Retry-After, X-Snapshot-Date, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+/**
+ * Headers a browser script may read on a cross-origin GET answer: only those a GET route sends
+ * (ETag for revalidation, Retry-After on a 503, the frozen day). GET routes are not rate limited;
+ * the MCP endpoint's limits are exposed by its own answers (src/mcp/routes.ts).
+ */
+export const EXPOSE_HEADERS = 'ETag, Retry-After, X-Snapshot-Date';
 
 const encoder = new TextEncoder();
 

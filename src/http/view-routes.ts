@@ -14,6 +14,7 @@ import {
 } from './api-declarations.ts';
 import { ANY_BENCHMARK, FOREVER } from './hot-path.ts';
 import { viewSource } from './hot-source.ts';
+import { sendNotFrozen } from './not-frozen.ts';
 import { CACHE, sendBytes, sendError } from './respond.ts';
 import { defaultInvalid, openRoute, type RawQuery } from './route-kit.ts';
 
@@ -37,7 +38,7 @@ export function registerViewRoutes(app: Hono, pub: Publication, clock: () => num
     async (c, { params }) => {
       const r = await pub.snapshot(params.date);
       if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
-      if (r.kind === 'not_frozen') return sendError(c, 404, 'not_frozen', r.message);
+      if (r.kind === 'not_frozen') return sendNotFrozen(c, r);
       return sendBytes(
         c,
         {
@@ -68,7 +69,7 @@ export function registerViewRoutes(app: Hono, pub: Publication, clock: () => num
         `${date} is today: it is frozen after it closes. Its live values are at /api/stat/${slug}.`,
       );
     }
-    if (r.kind === 'not_frozen') return sendError(c, 404, 'not_frozen', r.message);
+    if (r.kind === 'not_frozen') return sendNotFrozen(c, r);
     return sendBytes(
       c,
       {

@@ -1,5 +1,6 @@
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import { layout } from '../pages/html.ts';
+import { declaredDimensions } from './tools/dimension-args.ts';
 
 export function escapeHtml(s: string): string {
   return s
@@ -53,6 +54,9 @@ export function renderMcpPage(p: McpPageInput): string {
   const e = escapeHtml;
   const count = p.specs.length;
   const titles = p.specs.map((s) => `<li><code>${e(s.slug)}</code>: ${e(s.title)}</li>`).join('\n');
+  // The arguments get_benchmark offers: the dimensions some spec declares (tools/dimension-args.ts).
+  const dims = declaredDimensions(p.specs).map((d) => `<code>${e(d.name)}</code>`);
+  const dimArgs = dims.length ? `; optional ${dims.join(', ')}` : '';
 
   const body = `<p class="eyebrow">MCP server</p>
 <h1>Use ${e(p.siteName)} from your AI assistant</h1>
@@ -98,7 +102,7 @@ ${snippet(
 <p>Arguments: <code>query</code> (optional words), <code>category</code> (optional).</p>
 <p class="muted">Ask: “Which benchmarks cover onchain trade data, and who leads?”</p></div>
 <div class="card"><h3><code>get_benchmark</code></h3>
-<p>Arguments: <code>slug</code>; optional <code>chain</code>, <code>region</code>, <code>kind</code>, <code>venue</code>. Returns exactly <code>/api/stat/{slug}</code>.</p>
+<p>Arguments: <code>slug</code>${dimArgs}. Returns exactly <code>/api/stat/{slug}</code>.</p>
 <p class="muted">Ask: “Give me a citable quote on who leads ${e(example.slug)}${exampleDims[0] ? ` for ${e(exampleDims[0][0])} ${e(exampleDims[0][1])}` : ''}.”</p></div>
 <div class="card"><h3><code>query_prom</code></h3>
 <p>Arguments: <code>query</code> (PromQL), optional <code>windowSec</code> (≤ 604800) and <code>steps</code> (2–360).</p>

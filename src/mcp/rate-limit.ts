@@ -1,5 +1,14 @@
 export type RateVerdict = { ok: true } | { ok: false; retryAfterSec: number };
 
+/** A client's standing, as the RateLimit-Limit, -Remaining and -Reset fields say it. */
+export interface RateState {
+  readonly limit: number;
+  /** Whole requests the client may still send now. */
+  readonly remaining: number;
+  /** Seconds until the bucket is full again (0 when it is). */
+  readonly resetSec: number;
+}
+
 /**
  * Token bucket per key (client IP): `perMinute` tokens of capacity, refilled continuously. The map
  * is bounded: it is kept in least-recently-seen order and the oldest key goes when it is full
@@ -22,7 +31,7 @@ export class RateLimiter {
     const b = this.buckets.get(key);
     let tokens = this.perMinute;
     if (b) {
-      tokens = Math.min(this.perMinute, b.tokens + (now - b.at) * this.perMs);
+      tokens = this.refilled(b, now);
       this.buckets.delete(key);
     } else if (this.buckets.size >= this.maxKeys) {
       const oldest = this.buckets.keys().next().value;
@@ -36,7 +45,22 @@ export class RateLimiter {
     return { ok: true };
   }
 
+  /** The client's standing now, spending nothing (answers that cost no token still say it). */
+  state(key: string): RateState {
+    const b = this.buckets.get(key);
+    const tokens = b ? this.refilled(b, this.now()) : this.perMinute;
+    return {
+      limit: this.perMinute,
+      remaining: Math.floor(tokens),
+      resetSec: Math.ceil((this.perMinute - tokens) / this.perMs / 1000),
+    };
+  }
+
   get size(): number {
     return this.buckets.size;
+  }
+
+  private refilled(b: { tokens: number; at: number }, now: number): number {
+    return Math.min(this.perMinute, b.tokens + (now - b.at) * this.perMs);
   }
 }

@@ -31,6 +31,9 @@ function rpcError(
   });
 }
 
+/** What a browser script may read on an MCP answer: its limits and when to retry. */
+export const MCP_EXPOSE_HEADERS = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+
 const BOTH_ACCEPT = 'application/json, text/event-stream';
 
 /**
@@ -70,14 +73,30 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
     simulated: config.simulated,
   });
 
-  const corsHeaders = (c: Context, localPort: number | undefined): Record<string, string> => {
+  /**
+   * Every MCP answer, errors included, says the client's rate-limit standing and, to an allowed
+   * Origin, echoes it with the fields a browser script may read: a web client must be able to read
+   * a 429 and its Retry-After, not only a 200.
+   */
+  const finish = (c: Context, res: Response): Response => {
+    const { ip, localPort } = clientAddress(c);
+    const rate = limiter.state(ip);
+    const h = res.headers;
+    h.set('vary', 'Origin');
+    h.set('ratelimit-limit', String(rate.limit));
+    h.set('ratelimit-remaining', String(rate.remaining));
+    h.set('ratelimit-reset', String(rate.resetSec));
     const origin = c.req.header('origin');
-    return origin && policy.originAllowed(origin, localPort)
-      ? { 'access-control-allow-origin': origin, vary: 'Origin' }
-      : { vary: 'Origin' };
+    if (origin && policy.originAllowed(origin, localPort)) {
+      h.set('access-control-allow-origin', origin);
+      h.set('access-control-expose-headers', MCP_EXPOSE_HEADERS);
+    }
+    return res;
   };
 
-  openRoute(app, mcpRoute, async (c) => {
+  openRoute(app, mcpRoute, async (c) => finish(c, await answer(c)));
+
+  async function answer(c: Context): Promise<Response> {
     const { ip, localPort } = clientAddress(c);
     const verdict = policy.check(c.req.header('host'), c.req.header('origin'), localPort);
     if (!verdict.ok) return rpcError(403, -32000, `Forbidden: ${verdict.reason}`);
@@ -117,35 +136,39 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
     } catch {
       return rpcError(500, -32603, 'Internal error');
     }
-    // Add headers in place: under @hono/node-server the SDK's Response is the lightweight kind
-    // that keeps its string body, which node-server writes without a stream.
+    // Headers are added in place: under @hono/node-server the SDK's Response is the lightweight
+    // kind that keeps its string body, which node-server writes without a stream.
     res.headers.set('cache-control', CACHE.none);
-    for (const [k, v] of Object.entries(corsHeaders(c, localPort))) res.headers.set(k, v);
     return res;
-  });
+  }
 
-  const notAllowed = () =>
-    rpcError(405, -32000, 'Method not allowed: this MCP server is stateless and answers POST only', {
-      allow: 'POST',
-    });
+  const notAllowed = (c: Context) =>
+    finish(
+      c,
+      rpcError(405, -32000, 'Method not allowed: this MCP server is stateless and answers POST only', {
+        allow: 'POST',
+      }),
+    );
   for (const route of mcpNotAllowedRoutes) openRoute(app, route, notAllowed, { hidden: true });
 
   app.options(MCP_PATH, (c) => {
     const { localPort } = clientAddress(c);
     const origin = c.req.header('origin');
     if (origin && !policy.originAllowed(origin, localPort))
-      return rpcError(403, -32000, 'Forbidden: Origin not allowed');
-    return new Response(null, {
-      status: 204,
-      headers: {
-        ...corsHeaders(c, localPort),
-        allow: 'POST, OPTIONS',
-        'access-control-allow-methods': 'POST',
-        'access-control-allow-headers':
-          'content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
-        'access-control-max-age': '600',
-      },
-    });
+      return finish(c, rpcError(403, -32000, 'Forbidden: Origin not allowed'));
+    return finish(
+      c,
+      new Response(null, {
+        status: 204,
+        headers: {
+          allow: 'POST, OPTIONS',
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers':
+            'content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
+          'access-control-max-age': '600',
+        },
+      }),
+    );
   });
 
   openRoute(

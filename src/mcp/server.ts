@@ -41,7 +41,9 @@ const RESOURCE_NOT_FOUND = -32002;
  * transport at a time and a stateless transport to one request, so each POST gets a fresh pair;
  * that costs a few object allocations and five handler registrations.
  */
-export function createMcpCore(ctx: ToolContext, siteName: string, simulated = false): McpCore {
+export function createMcpCore(base: ToolContext, siteName: string, simulated = false): McpCore {
+  // The instructions promise simulated: true on every result: the tools learn it from here.
+  const ctx: ToolContext = { ...base, simulated: base.simulated ?? simulated };
   const tools = [
     listBenchmarksTool(ctx),
     getBenchmarkTool(ctx),

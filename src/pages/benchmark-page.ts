@@ -1,7 +1,17 @@
 import type { RankingRow, Stat } from '../core/api-schemas.ts';
 import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
-import { agoTime, esc, layout } from './html.ts';
-import { bar, fmt, inlineSparkline, pathOf, statusBadge, unitLabel } from './view-parts.ts';
+import { esc, layout } from './html.ts';
+import {
+  bar,
+  type DerivationMode,
+  fmt,
+  inlineSparkline,
+  labelOf,
+  pathOf,
+  statusBadge,
+  unitLabel,
+  updatedPhrase,
+} from './view-parts.ts';
 
 /** One chain (or other label dimension value) of the matrix: its label and the Stat filtered to it. */
 export interface MatrixColumn {
@@ -14,37 +24,49 @@ export interface MatrixColumn {
 export interface BenchmarkPageInput {
   readonly stat: Stat;
   readonly siteName: string;
+  /**
+   * The spec's derivation mode: a listing count read from each provider's latest sample, or a
+   * window statistic. Never guessed from the numbers (one provider at 100% has p50 = p90 = mean).
+   */
+  readonly mode: DerivationMode;
   /** Per-value views of a label dimension (chain × provider), when the benchmark has one. */
   readonly matrix?: readonly MatrixColumn[];
   /** Today's UTC day, for the link to the day snapshot. */
   readonly today: string;
 }
 
-function providerCell(r: RankingRow): string {
+function providerCell(stat: Stat, r: RankingRow): string {
   const marks: string[] = [];
   if (r.unresponsive) marks.push('<span class="badge stale" title="see the note below">unresponsive</span>');
   if (r.noComparison)
     marks.push(
       '<span class="badge" data-testid="no-comparison" title="see the note below">no comparison</span>',
     );
-  const kind = r.kind ? ` <span class="muted small">${esc(r.kind)}</span>` : '';
+  const kind = r.kind ? ` <span class="muted small">${esc(labelOf(stat, 'kind', r.kind))}</span>` : '';
   return `<td class="name">${esc(r.name)}${kind} ${marks.join(' ')}</td>`;
 }
 
 /**
- * Rankings. A count read from a listing has one number per provider; a window statistic shows its
- * p50 and mean and the share of successful probes. Headers say the unit, never "latency".
+ * What a row without a comparison shows instead of its score: its 100% is true by construction,
+ * so no percentage is printed beside "no comparison".
  */
-function rankings(stat: Stat): string {
+const NO_SCORE = '<td class="muted">– <span class="small">no comparison</span></td>';
+
+/**
+ * Rankings. A count read from a listing has one number per provider; a window statistic shows its
+ * p50 and mean and the share of successful probes. Headers say the unit, never "latency". The value
+ * comes right after the name, so a phone shows it without scrolling the table sideways.
+ */
+function rankings(stat: Stat, mode: DerivationMode): string {
   const u = unitLabel(stat.unit);
-  const latest = stat.rankings.every((r) => r.ms.p50 === r.ms.p90 && r.ms.p50 === r.ms.mean);
+  const latest = mode === 'latest';
   const ranked = stat.rankings.filter((r) => r.rank !== null);
   const values = ranked.map((r) => r.ms.p50);
   const best = values.length ? (stat.higherIsBetter ? Math.max(...values) : Math.min(...values)) : 0;
   const union = stat.rankings.some((r) => r.unionCapture);
   const head = latest
-    ? `<th>#</th><th class="l">Provider</th><th class="l">Compared with the leader</th><th>${esc(stat.metric)} (${esc(u)})</th><th>Last listing (UTC)</th><th>Raw data</th>`
-    : `<th>#</th><th class="l">Provider</th><th class="l">Compared with the leader</th><th>p50 (${esc(u)})</th><th>Mean (${esc(u)})</th>${union ? '<th>p50 vs union (%)</th>' : ''}<th>Probes OK (%)</th><th>Samples (count)</th><th>Raw data</th>`;
+    ? `<th>#</th><th class="l">Provider</th><th>${esc(stat.metric)} (${esc(u)})</th><th class="l">Compared with the leader</th><th>Last listing (UTC)</th><th>Raw data</th>`
+    : `<th>#</th><th class="l">Provider</th><th>p50 (${esc(u)})</th><th class="l">Compared with the leader</th><th>Mean (${esc(u)})</th>${union ? '<th>p50 vs union (%)</th>' : ''}<th>Probes OK (%)</th><th>Samples (count)</th><th>Raw data</th>`;
   if (stat.rankings.length === 0) {
     const msg = stat.status === 'draft' ? 'Not measured yet.' : 'No measurements in the last 24 h.';
     return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody><tr><td class="l muted" colspan="9">${msg}</td></tr></tbody></table></div>`;
@@ -56,12 +78,14 @@ function rankings(stat: Stat): string {
         ? '<td class="barcell muted small">not ranked</td>'
         : `<td class="barcell">${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}</td>`;
       const audit = `<td><a href="${esc(pathOf(r.audit))}">audit</a></td>`;
-      const cells = latest
-        ? `<td>${esc(fmt(r.ms.p50, stat.unit))}</td><td>${esc(r.lastSampleAt.slice(0, 16).replace('T', ' '))}</td>`
-        : `<td>${esc(fmt(r.ms.p50, stat.unit))}</td><td>${esc(fmt(r.ms.mean, stat.unit))}</td>${
-            union ? `<td>${r.unionCapture ? esc(fmt(r.unionCapture.p50, 'pct')) : '–'}</td>` : ''
-          }<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
-      return `<tr${off ? ' class="off"' : ''}><td>${r.rank ?? '–'}</td>${providerCell(r)}${barCell}${cells}${audit}</tr>`;
+      const alone = r.noComparison;
+      const value = alone ? NO_SCORE : `<td>${esc(fmt(r.ms.p50, stat.unit))}</td>`;
+      // The union capture of a provider alone on its cells is its own count: 100% by construction.
+      const unionCell = r.unionCapture && !alone ? esc(fmt(r.unionCapture.p50, 'pct')) : '–';
+      const rest = latest
+        ? `<td>${esc(r.lastSampleAt.slice(0, 16).replace('T', ' '))}</td>`
+        : `<td>${alone ? '–' : esc(fmt(r.ms.mean, stat.unit))}</td>${union ? `<td>${unionCell}</td>` : ''}<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
+      return `<tr${off ? ' class="off"' : ''}><td>${r.rank ?? '–'}</td>${providerCell(stat, r)}${value}${barCell}${rest}${audit}</tr>`;
     })
     .join('\n');
   return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody>
@@ -87,18 +111,16 @@ function matrix(stat: Stat, columns: readonly MatrixColumn[]): string {
         const row = c.stat.rankings.find((r) => r.slug === slug);
         if (!row) return '<td class="muted" title="not measured on this value">–</td>';
         const isBest = c.stat.leader?.slug === slug;
-        const note = row.noComparison
-          ? ' <span class="muted small">(no comparison)</span>'
-          : row.unresponsive
-            ? ' <span class="muted small">(unresponsive)</span>'
-            : '';
+        // Alone on this value: its 100% is true by construction, so no score is printed.
+        if (row.noComparison) return '<td class="muted">– <span class="small">(no comparison)</span></td>';
+        const note = row.unresponsive ? ' <span class="muted small">(unresponsive)</span>' : '';
         return `<td${isBest ? ' class="best" title="best on this value"' : ''}>${esc(fmt(row.ms.p50, stat.unit))}${note}</td>`;
       });
       return `<tr><td class="name">${esc(name)}</td>${cells.join('')}</tr>`;
     })
     .join('\n');
   return `<h2 id="matrix">By ${esc(dim)}: ${esc(stat.metric.toLowerCase())}, p50 (${esc(u)})</h2>
-<p class="muted small">★ best on each ${esc(dim)}; – not measured there (left out, never counted as zero).</p>
+<p class="muted small">★ best on each ${esc(dim)}; – not measured there (left out, never counted as zero), or measured alone (no comparison).</p>
 <div class="wrap" data-testid="matrix"><table><thead><tr>${head}</tr></thead><tbody>
 ${body}
 </tbody></table></div>`;
@@ -144,6 +166,14 @@ function notes(stat: Stat): string {
   return out.length ? `<div class="notes">${out.join('\n')}</div>` : '';
 }
 
+/** " (Asset registry)": the applied filters by their labels, as the chips name them. */
+function filterNote(stat: Stat): string {
+  const applied = Object.entries(stat.filters ?? {}).flatMap(([dim, v]) =>
+    v === undefined ? [] : [labelOf(stat, dim, v)],
+  );
+  return applied.length ? ` <span class="muted small">(${esc(applied.join(', '))})</span>` : '';
+}
+
 function compareLinks(stat: Stat): string {
   const leader = stat.leader;
   if (!leader) return '';
@@ -168,7 +198,7 @@ function citeBox(stat: Stat, dated: string): string {
   return `<h2>Cite this</h2>
 <p class="quote" id="quote">${esc(stat.quote)}</p>
 <p class="actions"><button type="button" data-copy="quote">Copy quote</button><button type="button" data-copy="cite-plain">Copy citation</button>
-${cite('bib', 'BibTeX')} ${cite('ris', 'RIS')} ${cite('apa', 'APA')} ${cite('txt', 'Text')}</p>
+${cite('bib', 'BibTeX')} ${cite('ris', 'RIS')} ${cite('apa', 'APA')} ${cite('txt', 'Text')} ${cite('csl', 'CSL JSON')}</p>
 <p class="muted small" id="cite-plain">${esc(stat.cite.plain)}</p>`;
 }
 
@@ -180,8 +210,8 @@ export function benchmarkPage(input: BenchmarkPageInput): string {
   const dated = day ? `?date=${encodeURIComponent(day)}` : '';
   const draft = stat.status === 'draft';
   const leaderLine = stat.leader
-    ? `<p class="muted">Leader: <strong>${esc(stat.leader.name)}</strong> · ${statusBadge(stat.status)} · updated ${agoTime(stat.asOf)}</p>`
-    : `<p class="muted">${statusBadge(stat.status)} · ${draft ? 'waiting for its first measurement' : `updated ${agoTime(stat.asOf)}`}</p>`;
+    ? `<p class="muted">Leader: <strong>${esc(stat.leader.name)}</strong> · ${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>`
+    : `<p class="muted">${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>`;
   const hero = draft
     ? `<div class="card draftbox" data-testid="draft">This benchmark has not been measured yet: it is waiting for its first sample. Rankings, the quote and the citation appear once it has one.</div>`
     : `<div class="card hero">
@@ -198,8 +228,8 @@ export function benchmarkPage(input: BenchmarkPageInput): string {
 <p class="muted">${esc(stat.subtitle)}</p>
 ${filterChips(stat, pagePath)}
 ${hero}
-<h2>Rankings${stat.filters ? ` <span class="muted small">(${esc(Object.values(stat.filters).join(', '))})</span>` : ''}</h2>
-${rankings(stat)}
+<h2>Rankings${filterNote(stat)}</h2>
+${rankings(stat, input.mode)}
 ${notes(stat)}
 ${matrix(stat, input.matrix ?? [])}
 ${compareLinks(stat)}

@@ -56,6 +56,7 @@ svg.spark{display:block;width:100%;height:auto;max-width:100%}
 table{width:100%;border-collapse:collapse;font-size:.93rem}th,td{padding:8px 10px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;overflow-wrap:normal}
 tr:last-child td{border-bottom:0}th{font-size:.76rem;color:var(--muted);font-weight:600;background:var(--soft);text-align:right}
 th.l,td.l{text-align:left}td.name{text-align:left;white-space:normal;min-width:9em}tr.off td{color:var(--muted)}
+@media (max-width:520px){td.name{min-width:7em}th,td{padding:8px 7px}th{white-space:normal}}
 .bar{display:inline-block;vertical-align:middle;height:8px;border-radius:4px;background:var(--accent);opacity:.8}
 .barcell{min-width:110px;text-align:left}.barcell .bar{max-width:100%}
 td.best{font-weight:700;color:var(--good)}td.best::after{content:" ★";font-size:.8em}
@@ -70,7 +71,8 @@ button{font:inherit;font-size:.88rem;padding:5px 12px;border:1px solid var(--lin
 .row{display:grid;grid-template-columns:minmax(0,1.2fr) minmax(0,1fr) minmax(0,.9fr);gap:16px;align-items:center}
 @media (max-width:820px){.row{grid-template-columns:minmax(0,1fr)}}
 .row h2{margin:.1em 0 .2em;font-size:1.12rem}.row h2 a{color:var(--ink);text-decoration:none}.row h2 a:hover{color:var(--accent)}
-.tops{list-style:none;margin:0;padding:0;font-size:.88rem}.tops li{display:grid;grid-template-columns:minmax(0,7.5em) minmax(0,1fr) auto;gap:8px;align-items:center;margin:3px 0}
+.tops{list-style:none;margin:0;padding:0;font-size:.88rem;display:grid;grid-template-columns:minmax(0,7.5em) minmax(0,1fr) auto;gap:6px 8px;align-items:center}
+.tops li{display:grid;grid-column:1/-1;grid-template-columns:subgrid;align-items:center}.tops li>span:last-child{text-align:right}
 .tops li span:first-child{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 img.og{display:block;width:100%;max-width:600px;height:auto;border:1px solid var(--line);border-radius:8px}
 pre{margin:8px 0 0;padding:12px 14px;background:var(--card);border:1px solid var(--line);border-radius:8px;overflow-x:auto;white-space:pre}
@@ -84,6 +86,9 @@ footer{max-width:1080px;margin:0 auto;padding:24px 20px 40px;color:var(--muted);
 /**
  * Client-side behaviour, shared by every page and small: copy buttons, relative times, and the
  * search box ("/" focuses it) over the live index and /api/search/featured, fetched on first use.
+ * The index names only each leader, so each benchmark's Stat is fetched too (cached answers, once
+ * per page): a provider is found wherever it is ranked, not only where it leads. Its names are not
+ * written into the page, so a page's bytes never depend on the other benchmarks.
  */
 const SCRIPT = `
 (function(){
@@ -98,9 +103,12 @@ function ago(t){var m=Math.round((Date.now()-Date.parse(t))/60000);if(!(m>=0))re
 document.querySelectorAll('time[data-ago]').forEach(function(t){var a=ago(t.getAttribute('datetime'));if(a)t.textContent=a});
 var box=document.getElementById('q'),list=document.getElementById('q-results'),items=null,loading=null;
 if(!box)return;
+function names(b){return fetch(new URL(b.api).pathname).then(function(r){return r.ok?r.json():{}}).then(function(s){return (s.rankings||[]).map(function(r){return r.name+' '+r.slug}).join(' ')},function(){return ''})}
 function load(){if(loading)return loading;loading=Promise.all([fetch('/api/citable').then(function(r){return r.json()}),fetch('/api/search/featured').then(function(r){return r.json()}).catch(function(){return {trending:[]}})]).then(function(a){
   var trend={};(a[1].trending||[]).forEach(function(c){trend[c.slug]=c.change24h});
-  items=a[0].benchmarks.map(function(b){return {t:b.title,u:new URL(b.url).pathname,s:(b.title+' '+b.metric+' '+b.category+' '+b.slug+' '+(b.leader?b.leader.name:'')).toLowerCase(),d:b.leader?b.leader.name+' leads':b.status,m:trend[b.slug]}});
+  return Promise.all(a[0].benchmarks.map(names)).then(function(n){
+  items=a[0].benchmarks.map(function(b,k){return {t:b.title,u:new URL(b.url).pathname,s:(b.title+' '+b.metric+' '+b.category+' '+b.slug+' '+(b.leader?b.leader.name:'')+' '+n[k]).toLowerCase(),d:b.leader?b.leader.name+' leads':b.status,m:trend[b.slug]}});
+  });
 });return loading}
 function show(){var q=box.value.trim().toLowerCase();list.innerHTML='';if(!items||!q){list.hidden=true;return}
   var words=q.split(/\\s+/),hits=items.filter(function(i){return words.every(function(w){return i.s.indexOf(w)>=0})}).slice(0,8);

@@ -1,7 +1,16 @@
-import type { Compare, Stat } from '../core/api-schemas.ts';
+import type { Compare, CompareRow, Stat } from '../core/api-schemas.ts';
 import { compareVerdict } from '../core/compare.ts';
-import { agoTime, esc, layout } from './html.ts';
-import { bar, fmt, inlineSparkline, pathOf, statusBadge, unitLabel } from './view-parts.ts';
+import { esc, layout } from './html.ts';
+import {
+  bar,
+  type DerivationMode,
+  fmt,
+  inlineSparkline,
+  pathOf,
+  statusBadge,
+  unitLabel,
+  updatedPhrase,
+} from './view-parts.ts';
 
 export interface HomePageInput {
   readonly stats: readonly Stat[];
@@ -12,7 +21,11 @@ export interface HomePageInput {
 
 const TOP = 4;
 
-/** The top ranked providers of a benchmark as inline bars (longer is better). */
+/**
+ * The top ranked providers of a benchmark as inline bars (longer is better). The list is one grid
+ * whose rows share its columns (subgrid): every bar has the same track, so its length is its share
+ * whatever the width of the value printed beside it.
+ */
 function topBars(stat: Stat): string {
   const ranked = stat.rankings.filter((r) => r.rank !== null).slice(0, TOP);
   if (ranked.length === 0) return '<p class="muted small">No ranking yet.</p>';
@@ -35,7 +48,7 @@ function boardRow(stat: Stat): string {
 <p class="eyebrow">${esc(stat.category)} · No. ${esc(stat.number)}</p>
 <h2><a href="${esc(path)}">${esc(stat.title)}</a></h2>
 ${lead}
-<p class="muted small">${statusBadge(stat.status)} · updated ${agoTime(stat.asOf)}</p>
+<p class="muted small">${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>
 </div>
 <div>${topBars(stat)}</div>
 <div>${stat.status === 'draft' ? '' : inlineSparkline(stat, 300, 72)}<p class="muted small" style="margin:2px 0 0">Leader, 24 h, up = better</p></div>
@@ -65,7 +78,7 @@ ${rows}
 }
 
 /** "Mobula", "Tie", or "Not comparable: no data for codex in the same window". */
-function verdictCell(r: Compare['shared'][number], c: Compare): string {
+function verdictCell(r: CompareRow, c: Compare): string {
   if (!r.comparable) {
     const v = compareVerdict(r, c.a.name, c.b.name);
     return v.charAt(0).toUpperCase() + v.slice(1);
@@ -73,37 +86,82 @@ function verdictCell(r: Compare['shared'][number], c: Compare): string {
   return r.winner === 'tie' ? 'Tie' : r.winner === 'a' ? c.a.name : c.b.name;
 }
 
-/** The head-to-head page (`comparePageUrl`). */
-export function comparePage(c: Compare, siteName: string): string {
+/** What a compare row's values are, by the derivation mode of its benchmark. */
+const COMPARE_NOTES = {
+  window: 'p50 over the (cell, cycle) pairs both providers measured in the last 24 h',
+  latest: 'latest listing count',
+  /** No shared pair: each side is the value its own ranking row publishes. */
+  unpaired: "each provider's own p50 over the last 24 h (no shared pair)",
+} as const;
+
+/** What a row's two values are, from its benchmark's derivation mode. */
+function noteOf(r: CompareRow, mode: DerivationMode | undefined): string | null {
+  if (mode === 'latest') return COMPARE_NOTES.latest;
+  if (mode === 'window')
+    return r.reason === 'no-shared-pairs' ? COMPARE_NOTES.unpaired : COMPARE_NOTES.window;
+  return null;
+}
+
+/**
+ * A side with no data or an unresponsive side leaves nothing to set against the other: neither value
+ * is shown. Different kinds keep their counts, each true of its own listing.
+ */
+function showsValues(r: CompareRow): boolean {
+  return !(r.reason?.startsWith('no-data:') || r.reason?.startsWith('unresponsive:'));
+}
+
+export interface ComparePageInput {
+  readonly siteName: string;
+  /** The spec's derivation mode of each shared benchmark (its values' meaning). */
+  readonly modeOf: (slug: string) => DerivationMode | undefined;
+}
+
+/**
+ * The head-to-head page (`comparePageUrl`). The two values follow the benchmark's name, so a phone
+ * shows them without scrolling; the statistic and what it is are written under the name.
+ */
+export function comparePage(c: Compare, input: ComparePageInput): string {
+  const modes = new Set<string>();
   const rows = c.shared
-    .map(
-      (r) => `<tr>
-<td class="name"><a href="${esc(pathOf(r.pageUrl))}">${esc(r.title)}</a></td>
-<td class="l">${esc(r.metric)} (${esc(unitLabel(r.unit))})</td>
-<td>${esc(fmt(r.aValue, r.unit))}</td>
-<td>${esc(fmt(r.bValue, r.unit))}</td>
+    .map((r) => {
+      const mode = input.modeOf(r.slug);
+      if (mode) modes.add(mode);
+      const note = noteOf(r, mode);
+      const shown = showsValues(r);
+      const value = (v: number | null) =>
+        shown
+          ? `<td>${esc(fmt(v, r.unit))}</td>`
+          : '<td class="muted" title="not comparable: no value shown">–</td>';
+      return `<tr>
+<td class="name"><a href="${esc(pathOf(r.pageUrl))}">${esc(r.title)}</a><br><span class="muted small">${esc(r.metric)} (${esc(unitLabel(r.unit))})${note ? `: ${esc(note)}` : ''}</span></td>
+${value(r.aValue)}
+${value(r.bValue)}
 <td class="name${r.comparable ? '' : ' muted'}"${r.comparable ? '' : ' data-testid="not-comparable"'}>${esc(verdictCell(r, c))}</td>
-</tr>`,
-    )
+</tr>`;
+    })
     .join('\n');
+  const says = [
+    modes.has('window') ? `for window benchmarks, the ${COMPARE_NOTES.window}` : '',
+    modes.has('latest') ? `for listings, each provider's ${COMPARE_NOTES.latest}` : '',
+  ].filter(Boolean);
   return layout(
     {
       title: `${c.a.name} vs ${c.b.name}`,
       description: `${c.a.name} ${c.totalWins.a} wins, ${c.b.name} ${c.totalWins.b} wins, ${c.totalWins.tie} ties across ${c.shared.length} shared benchmarks.`,
       url: c.comparePageUrl,
-      siteName,
+      siteName: input.siteName,
       simulated: c.simulated === true,
     },
     `<p class="eyebrow">Head to head</p>
 <h1>${esc(c.a.name)} vs ${esc(c.b.name)}</h1>
 <p data-testid="score" class="value" style="font-size:1.6rem">${esc(c.a.name)} ${c.totalWins.a} · ${esc(c.b.name)} ${c.totalWins.b} · ties ${c.totalWins.tie}</p>
-${c.notComparable ? `<p class="muted">${c.notComparable} of ${c.shared.length} not comparable: counted as ties, with the reason in the last column (<a href="/methodology#compare">why</a>).</p>` : ''}
+${c.notComparable ? `<p class="muted">${c.notComparable} of ${c.shared.length} not comparable: counted as ties, with the reason in the last column (<a href="/methodology#compare">why</a>); where one side has no data or is unresponsive, neither value is shown.</p>` : ''}
 <div class="wrap"><table>
-<thead><tr><th class="l">Benchmark</th><th class="l">Statistic (unit)</th><th>${esc(c.a.name)}</th><th>${esc(c.b.name)}</th><th class="l">Better</th></tr></thead>
+<thead><tr><th class="l">Benchmark, statistic (unit)</th><th>${esc(c.a.name)}</th><th>${esc(c.b.name)}</th><th class="l">Better</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table></div>
-<p class="muted small">Values are each benchmark's p50 over 24 h (a listing count for network coverage). <a href="/api/compare/${esc(c.a.slug)}/${esc(c.b.slug)}">JSON</a></p>`,
+<p class="muted small" data-testid="compare-note">${says.length ? `Values: ${esc(says.join('; '))}. ` : ''}<a href="/api/compare/${esc(c.a.slug)}/${esc(c.b.slug)}">JSON</a></p>`,
   );
 }

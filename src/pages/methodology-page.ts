@@ -13,6 +13,20 @@ function anchor(title: string): string {
 }
 
 /**
+ * What the time in a headline is (linked as /methodology#as-of): it differs by derivation mode, and
+ * a reader citing a listing count needs to know the count may be older than the page.
+ */
+const AS_OF = `<section id="as-of">
+<h2>What "as of" means</h2>
+<p>${esc(
+  'A headline that ends "as of <time>" reads a listing (a benchmark whose value is each provider\'s latest listing, such as a count of networks): the time is the leader\'s own sample, when its latest successful listing was read. A failed listing leaves the previous count in place, so that time can be older than the page; it is never the time of the page or of the request.',
+)}</p>
+<p>${esc(
+  'A window statistic has no single sample time: its headline says "p50 over 24h", the p50 over every sample of the 24 hours before the view was computed. In both cases "updated <time>" on a page is the newest sample behind the view, and a view whose newest sample is older than twice the cadence is marked stale.',
+)}</p>
+</section>`;
+
+/**
  * /methodology: the site-wide rules (statistics, leaders, ties, statuses, aggregation across cells,
  * compare, snapshots, citations), built from the same constants the code uses, then each
  * benchmark's own methodology as its spec states it.
@@ -97,6 +111,7 @@ ${s.methodology.map((m) => `<li>${esc(m)}</li>`).join('\n')}
 <dl>
 ${rules.map(([t, d]) => `<dt id="${esc(anchor(t))}"><strong>${esc(t)}</strong></dt><dd>${esc(d)}</dd>`).join('\n')}
 </dl>
+${AS_OF}
 ${benches}`,
   );
 }

@@ -59,6 +59,8 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
   // Rendered pages keyed by the ETags of the data they show: a page renders once per data version.
   const cache = new TextCache(500);
   const siteName = pub.site.name;
+  /** The spec's derivation mode: what a benchmark's values are (a listing read or a window p50). */
+  const modeOf = (slug: string) => pub.spec(slug)?.derivation.mode;
   const htmlError = (c: Context, status: 400 | 404 | 503, title: string, message: string) =>
     htmlErrorPage(status, title, message, pub.site, c.req.url);
   // A repeated or over-long filter is read as the API reads it, and told in the site's layout.
@@ -148,13 +150,27 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
     (c, { params, query: q }) =>
       guard(c, async () => {
         const slug = params.slug;
-        if (!SLUG_RE.test(slug) || !pub.spec(slug)) {
+        const spec = SLUG_RE.test(slug) ? pub.spec(slug) : undefined;
+        if (!spec) {
           return htmlError(c, 404, 'Unknown benchmark', `There is no benchmark "${slug.slice(0, 100)}".`);
         }
+        // A family fixes its derivation mode, so a frozen day's Stat is read with today's spec's.
+        const mode = spec.derivation.mode;
         if (q.date !== undefined) {
           // A page pinned to a frozen day (every link inside a day snapshot points here).
           const r = await pub.frozenStat(slug, q.date);
           if (r.kind === 'bad_date') return htmlError(c, 400, 'Bad date', r.message);
+          if (r.kind === 'not_frozen' && r.retryAfter !== undefined) {
+            // Closed past its grace, its freeze being retried: come back, as the API's 503 says.
+            const res = await htmlError(
+              c,
+              503,
+              'Not frozen yet',
+              r.message ?? `${q.date} is not frozen yet.`,
+            );
+            res.headers.set('retry-after', String(r.retryAfter));
+            return res;
+          }
           if (r.kind !== 'ok') {
             return htmlError(
               c,
@@ -168,6 +184,7 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
             benchmarkPage({
               stat: JSON.parse(new TextDecoder().decode(r.served.body)) as Stat,
               siteName,
+              mode,
               today: today(clock()),
             }),
           );
@@ -191,7 +208,13 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
             const k = mk[i];
             return { dimension: k?.[2] ?? '', value: k?.[3] ?? '', label: k?.[4] ?? '', stat: s.value };
           });
-          return benchmarkPage({ stat: (main as Served<Stat>).value, siteName, matrix, today: day });
+          return benchmarkPage({
+            stat: (main as Served<Stat>).value,
+            siteName,
+            mode,
+            matrix,
+            today: day,
+          });
         });
         return html(c, page, CACHE.live, pageSource(key, page, served, slug));
       }),
@@ -233,7 +256,7 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
         const r = await pub.compare(pair.slice(0, at), pair.slice(at + 4));
         if (!r.ok) return htmlError(c, r.status, 'Cannot compare', r.message);
         const key = `compare:${r.served.etag}`;
-        const page = cache.get(key, () => comparePage(r.served.value, siteName));
+        const page = cache.get(key, () => comparePage(r.served.value, { siteName, modeOf }));
         return html(c, page, CACHE.live, pageSource(key, page, [r.served], ANY_BENCHMARK));
       }),
     hidden,

@@ -1,11 +1,29 @@
 import type { Stat } from '../core/api-schemas.ts';
 import { formatValue } from '../core/format.ts';
 import { renderSparklineSvg } from '../core/sparkline-svg.ts';
-import { esc } from './html.ts';
+import type { Derivation } from '../core/spec-schema.ts';
+import { agoTime, esc } from './html.ts';
+
+/** How a benchmark's number is derived (its spec's `derivation.mode`): a listing read, or a window. */
+export type DerivationMode = Derivation['mode'];
 
 /** How a unit is named in a column header: "count", "%", "ms". */
 export function unitLabel(unit: string): string {
   return unit === 'pct' ? '%' : unit;
+}
+
+/**
+ * "updated <time>", or what is true instead: a draft is waiting for its first measurement, and a
+ * view without a time says so (never "updated never measured").
+ */
+export function updatedPhrase(stat: Pick<Stat, 'status' | 'asOf'>): string {
+  if (stat.status === 'draft') return 'waiting for its first measurement';
+  return stat.asOf ? `updated ${agoTime(stat.asOf)}` : 'no measurement in the window';
+}
+
+/** A dimension value's label as the spec declares it ("asset-registry" → "Asset registry"). */
+export function labelOf(stat: Pick<Stat, 'dimensions'>, dimension: string, value: string): string {
+  return stat.dimensions[dimension]?.find((v) => v.value === value)?.label ?? value;
 }
 
 export function statusBadge(status: string): string {

@@ -33,7 +33,8 @@ export function sha256Hex(b: Uint8Array): string {
  * One day's samples as Parquet and CSV, written by DuckDB's own writers (`COPY … TO`) from an
  * in-memory database, so the files come out the same whichever store the samples were read from.
  * Columns: metric, every label name of the day as its own column (sorted; null where a series
- * lacks it), timestamp (UTC, ms precision), value; one row per sample, sorted by metric, labels,
+ * lacks it or has it empty: Prometheus treats an empty label as an absent one, and DuckDB and pandas
+ * read the CSV's "" as null, so writing '' to Parquet made the two files of a day differ), timestamp (UTC, ms precision), value; one row per sample, sorted by metric, labels,
  * time. Bytes are deterministic: one thread, fixed row groups and compression, explicit order (two
  * writes of the same samples give identical files; tested).
  */
@@ -72,8 +73,9 @@ export async function writeDatasetFilesFrom(
           // The stores give a series' samples one shared labels object: its names are checked once.
           if (s.labels === seen) continue;
           seen = s.labels;
-          for (const n of Object.keys(s.labels)) {
-            if (!known.has(n)) {
+          for (const [n, v] of Object.entries(s.labels)) {
+            // A name only ever empty is absent everywhere: no column of nulls for it.
+            if (v !== '' && !known.has(n)) {
               known.add(n);
               added.push(n);
             }
@@ -94,7 +96,7 @@ export async function writeDatasetFilesFrom(
           app.appendDouble(s.v);
           for (const n of labelNames) {
             const v = s.labels[n];
-            if (v === undefined) app.appendNull();
+            if (v === undefined || v === '') app.appendNull();
             else app.appendVarchar(v);
           }
           app.endRow();

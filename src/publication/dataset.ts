@@ -100,6 +100,28 @@ export class DatasetPublisher {
     }
   }
 
+  /** How many published samples of the day the store holds now (the dataset's `rows` if none came late). */
+  async countStored(start: number): Promise<number> {
+    let n = 0;
+    for await (const batch of this.samplesOf(start)) n += batch.length;
+    return n;
+  }
+
+  /**
+   * Frozen days whose store now holds more samples than their files: written while the service was
+   * stopped, or by a separate harness. `found(start, extra)` for each; days are read one at a time.
+   */
+  async findLateWrites(until: number, found: (start: number, extra: number) => void): Promise<void> {
+    const first = await this.deps.firstDay();
+    if (first === null) return;
+    for (let d = first; d < until && !this.closed; d += DAY_MS) {
+      const meta = await this.readMeta(isoDay(d));
+      if (!meta) continue;
+      const extra = (await this.countStored(d)) - meta.rows;
+      if (extra > 0) found(d, extra);
+    }
+  }
+
   /** The files of any day, built now from the store (the CLI export of days not frozen). */
   build(start: number): Promise<DatasetFiles> {
     return writeDatasetFilesFrom(this.samplesOf(start));

@@ -1,9 +1,12 @@
-import type { CitableIndex } from '../core/api-schemas.ts';
+import type { CitableIndex, Stat } from '../core/api-schemas.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
+import type { Site } from '../core/urls.ts';
 import { putSnapshots } from '../store/sample-store.ts';
 import { citableIndex } from './citable-index.ts';
 import { computeStat, specMetrics } from './compute.ts';
+import { auditEntries, auditKey, parseSite, siteEntry, siteKey, siteOfFrozenStat } from './day-records.ts';
+import { FreezeRetry } from './freeze-retry.ts';
 import { type ServedText, serveText } from './served.ts';
 import { guarded } from './store-guard.ts';
 import { type PublicationContext, type Served, UnknownBenchmarkError } from './types.ts';
@@ -20,17 +23,32 @@ export function closedBefore(now: number): number {
   return dayStart(now - FREEZE_GRACE_MS);
 }
 
+/**
+ * A day that cannot be served yet. `retryAfter` (seconds) only for a closed day past its grace
+ * whose freeze has not succeeded yet: the front doors answer 503 with Retry-After, not 404.
+ */
+export interface NotFrozen {
+  readonly kind: 'not_frozen';
+  readonly message: string;
+  readonly retryAfter?: number;
+}
+
 export type SnapshotResult =
   | { kind: 'frozen'; served: Served<CitableIndex> | ServedText; day: string }
   | { kind: 'live'; served: Served<CitableIndex>; day: string }
   | { kind: 'bad_date'; message: string }
-  | { kind: 'not_frozen'; message: string };
+  | NotFrozen;
 
 export type DayResult =
   | { kind: 'ok'; day: string; start: number }
   | { kind: 'today'; day: string; start: number }
   | { kind: 'bad_date'; message: string }
-  | { kind: 'not_frozen'; message: string };
+  | NotFrozen;
+
+export type FrozenAuditResult =
+  | { kind: 'ok'; served: ServedText }
+  | { kind: 'unknown_provider' }
+  | Exclude<DayResult, { kind: 'ok' }>;
 
 export interface DayFreezerOptions extends PublicationContext {
   /** Today's snapshot: the live index. */
@@ -38,26 +56,37 @@ export interface DayFreezerOptions extends PublicationContext {
 }
 
 /**
- * Closed days: freezing each one's Stats, spec text and index once, and serving those bytes
- * forever (results are dated and never overwritten).
+ * Closed days: freezing each one's Stats, audits, site, spec text and index once, and serving those
+ * bytes forever (results are dated and never overwritten).
  */
 export class DayFreezer {
   private readonly freezing = new Map<string, Promise<void>>();
   /** Frozen bytes never change: once read they are held here (bounded). */
   private readonly frozen = new Map<string, ServedText>();
   private freezeTimer: NodeJS.Timeout | undefined;
+  private readonly retry: FreezeRetry;
   /** First UTC day with any sample (undefined: not read yet). */
   private firstDayStart: number | null | undefined;
   /** Last day frozen so far (its start, epoch ms); later writes into it or before are late. */
   private frozenThrough = Number.NEGATIVE_INFINITY;
-  private late = 0;
+  /** Late writes per frozen day (its start): appends seen here, or samples found in the store. */
+  private readonly late = new Map<number, number>();
   private closed = false;
 
-  constructor(private readonly opts: DayFreezerOptions) {}
+  constructor(private readonly opts: DayFreezerOptions) {
+    this.retry = new FreezeRetry(opts.clock);
+  }
 
-  /** Appends that carried samples for an already frozen day (they change nothing published). */
+  /** Writes into already frozen days (they change nothing published). */
   get lateWrites(): number {
-    return this.late;
+    let n = 0;
+    for (const v of this.late.values()) n += v;
+    return n;
+  }
+
+  /** Failed freezes since start-up (each retried with backoff). */
+  get freezeFailures(): number {
+    return this.retry.failures;
   }
 
   /** An append wrote samples from `minT` on. */
@@ -65,7 +94,17 @@ export class DayFreezer {
     if (this.firstDayStart !== undefined && (this.firstDayStart === null || minT < this.firstDayStart)) {
       this.firstDayStart = dayStart(minT);
     }
-    if (dayStart(minT) <= this.frozenThrough) this.late++;
+    const d = dayStart(minT);
+    if (d <= this.frozenThrough) this.late.set(d, (this.late.get(d) ?? 0) + 1);
+  }
+
+  /**
+   * A frozen day holds `extra` more samples in the store than its dataset froze: written while the
+   * service was stopped or by a separate harness. An append counted here is among them, so the
+   * day counts the larger of the two, never both.
+   */
+  noteStoredLate(start: number, extra: number): void {
+    if (extra > (this.late.get(start) ?? 0)) this.late.set(start, extra);
   }
 
   /** First UTC day with any sample of any benchmark, or null when the store is empty (read once). */
@@ -104,6 +143,17 @@ export class DayFreezer {
     return { kind: 'ok', day, start: parsed.start };
   }
 
+  /** A closed day past its grace without its frozen bytes: its freeze failed or is still running. */
+  private pending(day: string): NotFrozen {
+    const at = this.retry.retryAt;
+    const retryAfter = Math.max(1, Math.ceil(at === undefined ? 60 : (at - this.opts.clock()) / 1000));
+    return {
+      kind: 'not_frozen',
+      message: `${day} is closed but not frozen yet; its freeze is retried, ask again in ${retryAfter} s.`,
+      retryAfter,
+    };
+  }
+
   private async readFrozen(key: string): Promise<ServedText | null> {
     const hit = this.frozen.get(key);
     if (hit) return hit;
@@ -124,7 +174,7 @@ export class DayFreezer {
     if (d.kind === 'today') return { kind: 'live', served: await this.opts.liveIndex(), day };
     if (d.kind !== 'ok') return d;
     const served = await this.readFrozen(`citable:${day}`);
-    if (!served) return { kind: 'not_frozen', message: `${day} has no frozen snapshot.` };
+    if (!served) return this.pending(day);
     return { kind: 'frozen', served, day };
   }
 
@@ -140,39 +190,89 @@ export class DayFreezer {
     const d = await this.checkDay(day);
     if (d.kind !== 'ok') return d;
     const served = await this.readFrozen(`stat:${slug}:${day}`);
-    if (!served) return { kind: 'not_frozen', message: `${day} has no frozen snapshot.` };
+    if (!served) return this.pending(day);
     return { kind: 'ok', served };
   }
 
   /**
+   * A provider's audit as frozen with the day (`window`: the one a window-mode row links to),
+   * byte-identical forever; a day that is not frozen answers as its Stat does.
+   */
+  async frozenAudit(
+    slug: string,
+    provider: string,
+    day: string,
+    window: boolean,
+  ): Promise<FrozenAuditResult> {
+    const spec = this.opts.bySlug.get(slug);
+    if (!spec) throw new UnknownBenchmarkError(slug);
+    const d = await this.checkDay(day);
+    if (d.kind === 'bad_date') return d;
+    if (!spec.providers.some((p) => p.slug === provider)) return { kind: 'unknown_provider' };
+    if (d.kind !== 'ok') return d;
+    const served = await this.readFrozen(auditKey(slug, provider, day, window));
+    if (!served) return this.pending(day);
+    return { kind: 'ok', served };
+  }
+
+  /** The site a frozen day was published under (what its dated citations are built from). */
+  async frozenSite(day: string): Promise<Site | null> {
+    const served = await this.readFrozen(siteKey(day));
+    return served ? parseSite(served.body) : null;
+  }
+
+  /**
    * Freezes one closed day: each benchmark's unfiltered Stat evaluated at the day's last
-   * millisecond from that day's samples, with every link pinned to the day, the index of those
-   * Stats, and the spec text they were computed with, all serialized canonically. Stored once:
-   * an existing snapshot is never rewritten. The index goes last, so it marks a complete freeze.
+   * millisecond from that day's samples, with every link pinned to the day, the spec text they
+   * were computed with, every audit they link to, the site they name, and the index of those
+   * Stats, all serialized canonically. Stored once: an existing snapshot is never rewritten. The
+   * index goes last, so it marks a complete freeze.
    */
   freezeDay(day: string): Promise<void> {
     const running = this.freezing.get(day);
     if (running) return running;
     const { store, specs } = this.opts;
     const p = guarded(async () => {
-      if (await store.getSnapshot(`citable:${day}`)) return;
+      if (await store.getSnapshot(`citable:${day}`)) return this.backfill(day);
       const parsed = parseDay(day);
       if (!parsed.ok) throw new Error(parsed.message);
+      const site = this.opts.site();
       const stats = await Promise.all(
-        specs.map((s) =>
-          computeStat(store, s, null, dayEnd(parsed.start), this.opts.site(), { pinDay: day }),
-        ),
+        specs.map((s) => computeStat(store, s, null, dayEnd(parsed.start), site, { pinDay: day })),
       );
       // One batch where the store has one (a DuckDB insert costs ~4 ms whatever its size: 1,000
       // Stats one by one took 6.2 s of a start-up, 96 ms as one transaction).
       const entries = stats.map((st) => ({ key: `stat:${st.slug}:${day}`, ...serveText(canonicalJson(st)) }));
       entries.push({ key: `specs:${day}`, ...serveText(canonicalJson(specs)) });
       await putSnapshots(store, entries);
-      const index = serveText(canonicalJson(citableIndex(stats, this.opts.bySlug, this.opts.site(), day)));
+      await putSnapshots(store, [
+        ...(await auditEntries(store, specs, day, parsed.start, site)),
+        siteEntry(day, site),
+      ]);
+      const index = serveText(canonicalJson(citableIndex(stats, this.opts.bySlug, site, day)));
       await store.putSnapshot(`citable:${day}`, index.body, index.etag);
     }).finally(() => this.freezing.delete(day));
     this.freezing.set(day, p);
     return p;
+  }
+
+  /**
+   * A day frozen before audits and the site were frozen with it: both are added once, under the
+   * site its own Stats were published with (read back from them, never the running one).
+   */
+  private async backfill(day: string): Promise<void> {
+    const { store, specs } = this.opts;
+    if (await store.getSnapshot(siteKey(day))) return;
+    const parsed = parseDay(day);
+    if (!parsed.ok) return;
+    for (const spec of specs) {
+      const stored = await store.getSnapshot(`stat:${spec.slug}:${day}`);
+      if (!stored) continue;
+      const site = siteOfFrozenStat(JSON.parse(new TextDecoder().decode(stored.body)) as Stat);
+      const audits = await auditEntries(store, specs, day, parsed.start, site);
+      await putSnapshots(store, [...audits, siteEntry(day, site)]);
+      return;
+    }
   }
 
   /** Closed days from the first day with data, newest first (the one most likely to be asked for). */
@@ -184,11 +284,13 @@ export class DayFreezer {
     return out;
   }
 
-  /** Freezes one closed day unless it is frozen; true when it was frozen now. */
+  /** Freezes one closed day unless it is frozen (or completes an older freeze); true when frozen now. */
   private async freezeOne(d: number): Promise<boolean> {
     const day = new Date(d).toISOString().slice(0, 10);
     const had = await guarded(() => this.opts.store.getSnapshot(`citable:${day}`));
-    if (!had) await this.freezeDay(day);
+    const complete =
+      had !== null && (await guarded(() => this.opts.store.getSnapshot(siteKey(day)))) !== null;
+    if (!complete) await this.freezeDay(day);
     this.frozenThrough = Math.max(this.frozenThrough, d);
     return !had;
   }
@@ -204,24 +306,36 @@ export class DayFreezer {
    * Freezes the newest closed day now (the returned promise: a start-up waits for it), every older
    * closed day not frozen yet in the background (a first start on 90 days of history must not hold
    * back the first request; until then such a day answers "not frozen yet, retry shortly"), then
-   * `andThen` (in the background too), then each day again at 00:00 UTC plus the grace period.
+   * `andThen` (in the background too), then each day again at 00:00 UTC plus the grace period. A
+   * pass with a failed freeze is run again with backoff (FreezeRetry), each failure counted.
    */
   start(onError: (e: unknown) => void, andThen: (closedBefore: number) => Promise<unknown>): Promise<void> {
-    const tick = async () => {
-      const [newest, ...older] = await this.closedDays().catch((e: unknown) => {
+    const pass = async (): Promise<void> => {
+      let failed = false;
+      const fail = (e: unknown) => {
+        failed = true;
+        this.retry.failures++;
         onError(e);
+      };
+      const [newest, ...older] = await this.closedDays().catch((e: unknown) => {
+        fail(e);
         return [] as number[];
       });
-      if (newest !== undefined) await this.freezeOne(newest).catch(onError);
+      if (newest !== undefined) await this.freezeOne(newest).catch(fail);
       void (async () => {
         for (const d of older) {
           if (this.closed) return;
-          await this.freezeOne(d).catch(onError);
+          await this.freezeOne(d).catch(fail);
         }
-        await andThen(closedBefore(this.opts.clock()));
+        await andThen(closedBefore(this.opts.clock())).catch(onError);
+        if (!this.closed) this.retry.after(failed, () => void pass());
       })();
+    };
+    const tick = async () => {
+      await pass();
       if (this.closed) return;
-      const next = dayStart(this.opts.clock()) + DAY_MS + FREEZE_GRACE_MS;
+      // The next close plus grace: from 00:05 that is today's 00:10, not tomorrow's.
+      const next = closedBefore(this.opts.clock()) + DAY_MS + FREEZE_GRACE_MS;
       this.freezeTimer = setTimeout(() => void tick(), Math.max(1000, next - this.opts.clock()));
       this.freezeTimer.unref();
     };
@@ -230,6 +344,7 @@ export class DayFreezer {
 
   close(): void {
     this.closed = true;
+    this.retry.cancel();
     if (this.freezeTimer) clearTimeout(this.freezeTimer);
   }
 }

@@ -1,6 +1,6 @@
 import type { Freshness } from '../core/api-schemas.ts';
 import { durationMs } from '../core/spec-schema.ts';
-import { viewStatus } from '../core/stat.ts';
+import { isStale } from '../core/stat.ts';
 import { specMetrics } from './compute.ts';
 import { guarded } from './store-guard.ts';
 import type { PublicationContext } from './types.ts';
@@ -42,7 +42,7 @@ export class FreshnessTracker {
 
   /**
    * Every benchmark with data keeps its newest sample time in `freshness` (stale ones included);
-   * `status` says for each whether it is stale (the Stat's rule, `viewStatus`) or a draft (never
+   * `status` says for each whether it is stale (the Stat's rule, `isStale`) or a draft (never
    * measured). `now` and the ages are per request; the store is read once per process.
    */
   async freshness(): Promise<Freshness> {
@@ -69,7 +69,7 @@ export class FreshnessTracker {
       status[spec.slug] = {
         lastSampleAt: new Date(last).toISOString(),
         ageSeconds: Math.max(0, Math.floor((now - last) / 1000)),
-        stale: viewStatus(false, last, now, durationMs(spec.cadence)) === 'stale',
+        stale: isStale(last, now, durationMs(spec.cadence)),
         draft: false,
       };
     }

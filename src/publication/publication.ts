@@ -6,7 +6,7 @@ import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
 import { benchmarksOfMetrics, ChangeListeners } from './change-listeners.ts';
 import { DatasetPublisher } from './dataset.ts';
-import { DayFreezer, type DayResult, type SnapshotResult } from './day-freezer.ts';
+import { DayFreezer, type DayResult, type FrozenAuditResult, type SnapshotResult } from './day-freezer.ts';
 import { FilterResolver } from './filter-resolver.ts';
 import { FreshnessTracker } from './freshness.ts';
 import { OriginCheck } from './origin-check.ts';
@@ -14,7 +14,13 @@ import type { ServedText } from './served.ts';
 import type { CompareResult, FilterResolution, PublicationApi, PublicationContext, Served } from './types.ts';
 import { Views } from './views.ts';
 
-export { closedBefore, type DayResult, FREEZE_GRACE_MS, type SnapshotResult } from './day-freezer.ts';
+export {
+  closedBefore,
+  type DayResult,
+  FREEZE_GRACE_MS,
+  type FrozenAuditResult,
+  type SnapshotResult,
+} from './day-freezer.ts';
 export { type ServedText, serve } from './served.ts';
 
 export interface PublicationOptions {
@@ -112,9 +118,17 @@ export class Publication implements PublicationApi {
     return this.fresh.version;
   }
 
-  /** Appends that carried samples for an already frozen day (they change nothing published). */
+  /**
+   * Writes into already frozen days (they change nothing published): appends seen by this process,
+   * or, per day, the samples the store holds beyond what the day's dataset froze, if more.
+   */
   get lateWrites(): number {
     return this.days.lateWrites;
+  }
+
+  /** Failed day freezes since start-up (each is retried with backoff). */
+  get freezeFailures(): number {
+    return this.days.freezeFailures;
   }
 
   /** True while a served view is the one a request would get now (the HTTP hot path asks). */
@@ -223,6 +237,21 @@ export class Publication implements PublicationApi {
     return this.days.frozenStat(slug, day);
   }
 
+  /** A provider's audit frozen with a closed day (`window`: the one a window-mode row links to). */
+  frozenAudit(slug: string, provider: string, day: string, window: boolean): Promise<FrozenAuditResult> {
+    return this.days.frozenAudit(slug, provider, day, window);
+  }
+
+  /** The site a closed day was frozen under, or null for a day frozen before sites were. */
+  frozenSite(day: string): Promise<Site | null> {
+    return this.days.frozenSite(day);
+  }
+
+  /** Compares each frozen day's stored samples with its dataset's rows; the excess is late. */
+  findLateWrites(until: number): Promise<void> {
+    return this.dataset.findLateWrites(until, (start, extra) => this.days.noteStoredLate(start, extra));
+  }
+
   freezeDay(day: string): Promise<void> {
     return this.days.freezeDay(day);
   }
@@ -231,11 +260,15 @@ export class Publication implements PublicationApi {
     return this.days.freezeClosedDays();
   }
 
-  /** Freezes closed days now and at each 00:00 UTC plus grace; the dataset files follow. */
+  /**
+   * Freezes closed days now and at each 00:00 UTC plus grace; the dataset files follow, then each
+   * frozen day's stored samples are compared with its dataset (late writes while stopped).
+   */
   startFreezer(onError: (e: unknown) => void = () => undefined): Promise<void> {
-    return this.days.start(onError, (until) =>
-      this.dataset.freezeClosedDays(until).catch((e: unknown) => this.dataset.closed || onError(e)),
-    );
+    return this.days.start(onError, async (until) => {
+      await this.dataset.freezeClosedDays(until).catch((e: unknown) => this.dataset.closed || onError(e));
+      await this.findLateWrites(until).catch((e: unknown) => this.dataset.closed || onError(e));
+    });
   }
 
   close(): void {

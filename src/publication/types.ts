@@ -27,9 +27,13 @@ export type FilterResolution =
   | { ok: true; filters: Filters | null }
   | { ok: false; status: 400 | 404; error: string; message: string };
 
+/**
+ * `retryAfter` (seconds): a closed day past its grace whose freeze has not succeeded yet (it is
+ * retried); front doors answer 503 with Retry-After, not 404.
+ */
 export type FrozenStatResult =
   | { kind: 'ok'; served: { readonly body: Uint8Array<ArrayBuffer>; readonly etag: string } }
-  | { kind: 'today' | 'bad_date' | 'not_frozen'; message?: string };
+  | { kind: 'today' | 'bad_date' | 'not_frozen'; message?: string; retryAfter?: number };
 
 export type CompareResult =
   | { ok: true; served: Served<Compare> }

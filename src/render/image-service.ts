@@ -107,6 +107,7 @@ function svgOf(stat: Stat, p: SparklineParams): string {
     leaderName: stat.leader?.name ?? null,
     unit: stat.unit,
     gaps: stat.sparklineGaps,
+    simulated: stat.simulated === true,
   });
 }
 

@@ -367,3 +367,11 @@ export function ogElement(m: OgModel): OgNode {
     ],
   );
 }
+
+/** Every text of the card in drawing order (the watermark first): the PNG's Description. */
+export function cardTexts(node: OgChild): string[] {
+  if (typeof node === 'string') return [node];
+  const c = node.props.children;
+  if (c === undefined) return [];
+  return (Array.isArray(c) ? c : [c]).flatMap((x: OgChild) => cardTexts(x));
+}

@@ -1,8 +1,9 @@
 import { Resvg } from '@resvg/resvg-js';
 import satori from 'satori';
 import type { OgFont } from './fonts.ts';
-import { OG_HEIGHT, OG_WIDTH, ogElement } from './og-layout.ts';
-import type { OgModel } from './og-model.ts';
+import { cardTexts, OG_HEIGHT, OG_WIDTH, ogElement } from './og-layout.ts';
+import { type OgModel, ogTextChunks } from './og-model.ts';
+import { withTextChunks } from './png-text.ts';
 
 export interface OgRenderResult {
   readonly png: Uint8Array<ArrayBuffer>;
@@ -13,7 +14,8 @@ export interface OgRenderResult {
 /** satori (layout + text to paths) then resvg (rasterise + PNG encode). Deterministic per model. */
 export async function renderOgPng(model: OgModel, fonts: readonly OgFont[]): Promise<OgRenderResult> {
   const t0 = performance.now();
-  const svg = await satori(ogElement(model), {
+  const tree = ogElement(model);
+  const svg = await satori(tree, {
     width: OG_WIDTH,
     height: OG_HEIGHT,
     fonts: fonts.map((f) => ({ name: f.name, data: f.data, weight: f.weight, style: f.style })),
@@ -24,7 +26,9 @@ export async function renderOgPng(model: OgModel, fonts: readonly OgFont[]): Pro
     .render()
     .asPng();
   const t2 = performance.now();
-  const out = new Uint8Array(png.byteLength);
-  out.set(png);
-  return { png: out, satoriMs: t1 - t0, resvgMs: t2 - t1 };
+  return {
+    png: withTextChunks(png, ogTextChunks(model, cardTexts(tree))),
+    satoriMs: t1 - t0,
+    resvgMs: t2 - t1,
+  };
 }

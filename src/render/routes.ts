@@ -95,6 +95,12 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     if (img) return sendBytes(c, img, FOREVER);
     const r = await deps.publication.frozenStat?.(slug, day);
     if (r?.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message ?? 'bad date');
+    // Closed past its grace, its freeze being retried: 503 with Retry-After, as /api/stat?date= says.
+    if (r?.kind === 'not_frozen' && r.retryAfter !== undefined) {
+      return sendError(c, 503, 'not_frozen', r.message ?? `${day.slice(0, 20)} is not frozen yet.`, {
+        'retry-after': String(r.retryAfter),
+      });
+    }
     return sendError(c, 404, 'not_frozen', `${day.slice(0, 20)} has no frozen snapshot.`);
   };
 

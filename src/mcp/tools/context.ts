@@ -6,4 +6,6 @@ export interface ToolContext {
   readonly engine: PromQueryEngine;
   /** Epoch ms: "now" for query_prom. */
   readonly clock: () => number;
+  /** Simulated data: results not built from a served record (query_prom) carry simulated: true. */
+  readonly simulated?: boolean;
 }

@@ -3,19 +3,21 @@ import { statSchema } from '../../core/api-schemas.ts';
 import type { BenchmarkSpec } from '../../core/spec-schema.ts';
 import { type BuiltTool, buildTool, type ToolResult, toolError, toolOk } from '../tool-def.ts';
 import type { ToolContext } from './context.ts';
-import { dimensionArgs } from './dimension-args.ts';
+import { dimensionArgs, dimensionValues } from './dimension-args.ts';
 import { publicationFailure } from './errors.ts';
 
-const input = z.object({
-  slug: z.string().min(1).max(100).describe('Benchmark slug, as list_benchmarks returns it.'),
-  ...dimensionArgs,
-  detail: z
-    .enum(['full', 'summary'])
-    .default('full')
-    .describe(
-      '"full" (default): exactly the HTTP Stat. "summary": value, leader, rankings, headline, quote, page URL and as-of only.',
-    ),
-});
+/** Loose: an argument no spec declares reaches resolveFilters and is refused there, not dropped. */
+const inputOf = (specs: readonly BenchmarkSpec[]) =>
+  z.looseObject({
+    slug: z.string().min(1).max(100).describe('Benchmark slug, as list_benchmarks returns it.'),
+    ...dimensionArgs(specs),
+    detail: z
+      .enum(['full', 'summary'])
+      .default('full')
+      .describe(
+        '"full" (default): exactly the HTTP Stat. "summary": value, leader, rankings, headline, quote, page URL and as-of only.',
+      ),
+  });
 
 /** The compact answer for agents with little context. */
 export const statSummarySchema = z.object({
@@ -109,16 +111,17 @@ export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
       'With detail="summary" it returns only value, leader, rankings (slug, name, p50), headline, quote, pageUrl and asOf.',
       'Cite the returned pageUrl and use `quote` as the attribution line. Unknown slugs or values return an error listing the valid choices.',
     ].join(' '),
-    input,
+    input: inputOf(publication.specs),
     output: z.union([statSchema, statSummarySchema]),
-    async run({ slug, chain, region, kind, venue, detail }) {
+    async run(args) {
+      const { slug, detail } = args;
       if (!publication.spec(slug)) {
         return toolError(
           'unknown_benchmark',
           `Unknown benchmark "${slug}". Valid slugs: ${slugs.join(', ')}.`,
         );
       }
-      const resolved = publication.resolveFilters(slug, { chain, region, kind, venue });
+      const resolved = publication.resolveFilters(slug, dimensionValues(args));
       if (!resolved.ok) return toolError(resolved.error, resolved.message);
       try {
         const served = await publication.stat(slug, resolved.filters);

@@ -1,26 +1,29 @@
 import { z } from 'zod';
 import { seriesSchema } from '../../core/api-schemas.ts';
 import { SERIES_RANGES } from '../../core/series.ts';
+import type { BenchmarkSpec } from '../../core/spec-schema.ts';
 import { resolveSeriesRequest } from '../../publication/series-request.ts';
 import { type BuiltTool, buildTool, type ToolResult, toolError, toolOk } from '../tool-def.ts';
 import type { ToolContext } from './context.ts';
-import { dimensionArgs } from './dimension-args.ts';
+import { declaredDimensions, dimensionArgs, dimensionValues } from './dimension-args.ts';
 import { publicationFailure } from './errors.ts';
 
-const input = z.object({
-  slug: z.string().min(1).max(100).describe('Benchmark slug, as list_benchmarks returns it.'),
-  range: z
-    .string()
-    .max(8)
-    .optional()
-    .describe(`One of ${SERIES_RANGES.join(', ')} (default 24h).`),
-  ...dimensionArgs,
-  providers: z
-    .string()
-    .max(512)
-    .optional()
-    .describe('Comma-separated provider slugs to return, e.g. "mobula,codex" (default: every provider).'),
-});
+/** Loose, as get_benchmark's: an undeclared dimension is refused by resolveFilters, not dropped. */
+const inputOf = (specs: readonly BenchmarkSpec[]) =>
+  z.looseObject({
+    slug: z.string().min(1).max(100).describe('Benchmark slug, as list_benchmarks returns it.'),
+    range: z
+      .string()
+      .max(8)
+      .optional()
+      .describe(`One of ${SERIES_RANGES.join(', ')} (default 24h).`),
+    ...dimensionArgs(specs),
+    providers: z
+      .string()
+      .max(512)
+      .optional()
+      .describe('Comma-separated provider slugs to return, e.g. "mobula,codex" (default: every provider).'),
+  });
 
 const decoder = new TextDecoder();
 /** Cached series bodies are parsed and wrapped once each (as get_benchmark does for Stats). */
@@ -35,13 +38,21 @@ export function getSeriesTool(ctx: ToolContext): BuiltTool {
     description: [
       "Returns exactly what GET /api/series/{slug} serves: each provider's value on a fixed time grid (range 24h: 20-minute steps, 7d: 2 h, 30d: 6 h, 90d: 1 day), index-aligned with `timestamps` (epoch ms).",
       "A value is what the benchmark's Stat would have published at that instant with the same filters; null where it had none (never invented). The last point is the current value.",
-      'Optional filters as in get_benchmark (chain, region, kind, venue) and providers="a,b" to narrow.',
+      `Optional filters as in get_benchmark (${
+        declaredDimensions(publication.specs)
+          .map((d) => d.name)
+          .join(', ') || 'none declared'
+      }) and providers="a,b" to narrow.`,
     ].join(' '),
-    input,
+    input: inputOf(publication.specs),
     output: seriesSchema,
     async run(args) {
       if (!publication.series) return toolError('unavailable', 'Series are not available on this server.');
-      const r = resolveSeriesRequest(publication, args.slug, args);
+      const r = resolveSeriesRequest(publication, args.slug, {
+        range: args.range,
+        providers: args.providers,
+        ...dimensionValues(args),
+      });
       if (!r.ok) return toolError(r.error, r.message);
       try {
         const served = await publication.series(args.slug, r.filters, r.range, r.providers);

@@ -70,6 +70,10 @@ const output = z.object({
   time: z.number().describe('Evaluation time (instant) or last step (range), unix seconds.'),
   windowSec: z.int().optional(),
   stepSec: z.int().optional(),
+  simulated: z
+    .literal(true)
+    .optional()
+    .describe('Present (and true) when the samples come from simulated providers, not measurements.'),
 });
 
 export function queryPromTool(ctx: ToolContext): BuiltTool {
@@ -92,10 +96,18 @@ export function queryPromTool(ctx: ToolContext): BuiltTool {
     output,
     async run({ query, windowSec, steps }) {
       const now = ctx.clock();
+      // Last, as in the Stat: a measured answer is byte-for-byte what it was.
+      const simulated = ctx.simulated ? { simulated: true as const } : {};
       try {
         if (windowSec === undefined) {
           const r: PromResult = await ctx.engine.instant(query, now);
-          return toolOk({ query, resultType: r.resultType, result: r.result, time: now / 1000 });
+          return toolOk({
+            query,
+            resultType: r.resultType,
+            result: r.result,
+            time: now / 1000,
+            ...simulated,
+          });
         }
         const n = steps ?? 60;
         const stepSec = Math.max(1, Math.floor(windowSec / n));
@@ -108,6 +120,7 @@ export function queryPromTool(ctx: ToolContext): BuiltTool {
           time: now / 1000,
           windowSec,
           stepSec,
+          ...simulated,
         });
       } catch (e) {
         if (e instanceof PromQueryError) return toolError(`query_${e.kind}`, e.message);

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCRIPT_HREF, STYLE_HREF } from '../src/pages/html.ts';
 import { ROUTE_TEMPLATES } from './helpers/route-templates.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
@@ -92,6 +93,7 @@ const URLS: Readonly<Record<string, readonly string[]>> = {
   '/compare/{}': ['/compare/mobula-vs-codex', '/compare/nope'],
   '/methodology': ['/methodology', '/methodology/'],
   '/favicon.ico': ['/favicon.ico'],
+  '/assets/{}': [STYLE_HREF, SCRIPT_HREF, '/assets/site.000000000000.css'],
   '/api/mcp/mcp': ['/api/mcp/mcp'],
   '/{}': ['/nope'],
   '/api/{}/{}': ['/api/nope', '/api/nope/x'],

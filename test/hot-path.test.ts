@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../src/harness/families/metric-names.ts';
 import { GET_PATHS } from '../src/http/app.ts';
 import { HotPath, offerHot } from '../src/http/hot-path.ts';
+import { SCRIPT_HREF, STYLE_HREF } from '../src/pages/html.ts';
 import { H, NOW } from './helpers/fixture.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
@@ -87,6 +88,7 @@ const HOT_URLS: Record<string, readonly string[]> = {
   '/compare/:pair': ['/compare/mobula-vs-codex'],
   '/methodology': ['/methodology'],
   '/favicon.ico': ['/favicon.ico'],
+  '/assets/:file': [STYLE_HREF, SCRIPT_HREF],
 };
 
 /** Routes whose answers are computed per request or are not stored bytes: always the router. */

@@ -517,7 +517,10 @@ describe('MCP HTTP guards (raw fetch)', () => {
       expect(html).toContain(word);
     }
     expect(html).toMatch(/Benchmarks: 2/);
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+stylesheet|<img|@import|url\(/);
+    // No third-party asset: the only script and stylesheet are the site's own content-hashed files.
+    expect(html).not.toMatch(/<img|@import|url\(/);
+    for (const m of html.matchAll(/<script[^>]+src="([^"]*)"|<link[^>]+stylesheet[^>]+href="([^"]*)"/g))
+      expect(m[1] ?? m[2]).toMatch(/^\/assets\/site\.[0-9a-f]{12}\.(css|js)$/);
   });
 });
 

@@ -32,7 +32,12 @@ describe('HTML pages behind every published URL', () => {
       expect(html).toContain(`<meta property="og:image" content="${stat.ogImage}">`);
       // In-site links are root-relative, so they resolve behind any BASE_URL (issue 15).
       for (const r of stat.rankings) expect(html).toContain(new URL(r.audit).pathname);
-      expect(html).not.toMatch(/<script src=|<link rel="stylesheet"/);
+      // No third-party asset: the only script and stylesheet are the site's own content-hashed files.
+      const external = [...html.matchAll(/<script src="([^"]*)"|<link rel="stylesheet" href="([^"]*)"/g)];
+      expect(external.map((m) => m[1] ?? m[2])).toEqual([
+        expect.stringMatching(/^\/assets\/site\.[0-9a-f]{12}\.css$/),
+        expect.stringMatching(/^\/assets\/site\.[0-9a-f]{12}\.js$/),
+      ]);
     }
   });
 
@@ -107,5 +112,37 @@ describe('pages say what the data says', () => {
     } finally {
       await empty.close();
     }
+  });
+});
+
+describe("the pages' stylesheet and script are files cached forever", () => {
+  it('every page links them by a content-hashed name and carries neither inline', async () => {
+    for (const path of [
+      '/',
+      '/benchmarks/token-trade-coverage',
+      '/compare/mobula-vs-codex',
+      '/methodology',
+    ]) {
+      const html = await (await srv.get(path)).text();
+      expect(html, path).not.toMatch(/<style>/);
+      expect(html, path).not.toMatch(/<script>/);
+      const css = /<link rel="stylesheet" href="(\/assets\/site\.[0-9a-f]{12}\.css)">/.exec(html)?.[1];
+      const js = /<script src="(\/assets\/site\.[0-9a-f]{12}\.js)"><\/script>/.exec(html)?.[1];
+      expect(css, path).toBeDefined();
+      expect(js, path).toBeDefined();
+      for (const [href, type] of [
+        [css, 'text/css'],
+        [js, 'text/javascript'],
+      ] as const) {
+        const res = await srv.get(href ?? '');
+        expect(res.status, href).toBe(200);
+        expect(res.headers.get('content-type')).toContain(type);
+        expect(res.headers.get('cache-control')).toContain('immutable');
+        expect((await res.text()).length).toBeGreaterThan(1000);
+      }
+    }
+    const stale = await srv.get('/assets/site.000000000000.css');
+    expect(stale.status).toBe(404);
+    await stale.text();
   });
 });

@@ -11,6 +11,7 @@ const OUTSIDE_DOCUMENT = [
   '/metrics',
   '/api/openapi.json',
   '/favicon.ico',
+  '/assets/{file}',
   '/mcp',
   '/',
   '/benchmarks/{slug}',

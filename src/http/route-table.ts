@@ -12,6 +12,7 @@ import {
 import { datasetFileRoute, datasetRoute, ogRoute, seriesRoute, sparklineRoute } from './data-declarations.ts';
 import { routingPath } from './route-kit.ts';
 import {
+  assetRoute,
   benchmarkPageRoute,
   comparePageRoute,
   faviconRoute,
@@ -48,6 +49,7 @@ export const GET_ROUTES = [
   comparePageRoute,
   methodologyPageRoute,
   faviconRoute,
+  assetRoute,
 ] as const;
 
 /** Router paths of every GET route: each answers HEAD (Hono does this), OPTIONS and 405 for other methods. */

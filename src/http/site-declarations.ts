@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { HTML, textResponse } from './route-docs.ts';
+import { errorResponse, HTML, textResponse } from './route-docs.ts';
 
 /**
  * Routes outside the API document (probes, the document itself, the HTML pages) and the MCP
@@ -64,6 +64,16 @@ export const faviconRoute = createRoute({
   path: '/favicon.ico',
   summary: 'The site icon (SVG)',
   responses: { 200: textResponse('SVG icon.', ['image/svg+xml']) },
+});
+export const assetRoute = createRoute({
+  method: 'get',
+  path: '/assets/{file}',
+  summary: "The pages' stylesheet and script, named by a hash of their content",
+  request: { params: z.object({ file: z.string() }) },
+  responses: {
+    200: textResponse('Stylesheet or script, cached forever (immutable).', ['text/css', 'text/javascript']),
+    404: errorResponse('No such asset (an old hash, or a name the pages never link).'),
+  },
 });
 export const mcpPageRoute = page('/mcp', 'How to connect an MCP client');
 

@@ -28,7 +28,7 @@ function snippet(id: string, title: string, note: string, code: string): string 
 <p><button type="button" data-copy="${id}">Copy</button></p>`;
 }
 
-/** The /mcp install page; every interpolated value is escaped, no external assets. */
+/** The /mcp install page; every interpolated value is escaped, no third-party assets (the site's own hashed stylesheet and script). */
 export function renderMcpPage(p: McpPageInput): string {
   const url = p.mcpUrl;
   const example =

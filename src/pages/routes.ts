@@ -4,9 +4,10 @@ import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import type { RouteExtras } from '../http/app.ts';
 import { ANY_BENCHMARK, FOREVER, type HotSource } from '../http/hot-path.ts';
-import { CACHE, sendBytes } from '../http/respond.ts';
+import { CACHE, sendBytes, sendError } from '../http/respond.ts';
 import { describeViolation, type InvalidHook, openRoute } from '../http/route-kit.ts';
 import {
+  assetRoute,
   benchmarkPageRoute,
   comparePageRoute,
   faviconRoute,
@@ -18,7 +19,7 @@ import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts
 import type { Served } from '../publication/types.ts';
 import { UnavailableError } from '../publication/types.ts';
 import { benchmarkPage, type MatrixColumn } from './benchmark-page.ts';
-import { esc, FAVICON_SVG, layout } from './html.ts';
+import { ASSETS, esc, FAVICON_SVG, layout } from './html.ts';
 import { comparePage, homePage } from './index-pages.ts';
 import { methodologyPage } from './methodology-page.ts';
 
@@ -274,6 +275,23 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
         { body: favicon, etag: faviconTag, contentType: 'image/svg+xml', cacheControl: CACHE.doc },
         FOREVER,
       ),
+    hidden,
+  );
+  // The pages' stylesheet and script: their names carry a hash of their bytes, so they never change.
+  const assets = new Map(
+    [...ASSETS].map(([href, a]) => {
+      const body = encoder.encode(a.body);
+      return [href.slice('/assets/'.length), { body, etag: etagOf(body), contentType: a.contentType }];
+    }),
+  );
+  openRoute(
+    app,
+    assetRoute,
+    (c) => {
+      const asset = assets.get(c.req.param('file') ?? '');
+      if (!asset) return sendError(c, 404, 'not_found', 'No such asset.');
+      return sendBytes(c, { ...asset, cacheControl: CACHE.immutable }, FOREVER);
+    },
     hidden,
   );
   return {

@@ -4,6 +4,7 @@ import { testConfig } from '../../src/config.ts';
 import { canonicalJson } from '../../src/core/canonical-json.ts';
 import { startHarnessDemo } from '../../src/demo/harness-demo.ts';
 import { createLogger } from '../../src/log.ts';
+import { SCRIPT_HREF, STYLE_HREF } from '../../src/pages/html.ts';
 import { defaultRoutes } from '../../src/routes.ts';
 import { createService, type Service } from '../../src/service.ts';
 
@@ -238,6 +239,10 @@ export function goldenRequests(): GoldenRequest[] {
   ])
     rows.push(get(p));
   withRevalidation(`/benchmarks/${TRADE}`);
+  // The pages' stylesheet and script (content-hashed names), and an asset that does not exist.
+  withRevalidation(STYLE_HREF);
+  withRevalidation(SCRIPT_HREF);
+  rows.push(get('/assets/site.000000000000.css'));
 
   // Unknown routes and methods.
   rows.push(

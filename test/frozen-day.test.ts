@@ -63,14 +63,19 @@ function restarted(f: Fixture): Publication {
   });
 }
 
-/** Polls without timers (some tests fake setTimeout): each turn lets I/O and the freezer run. */
-async function until(cond: () => boolean | Promise<boolean>, turns = 20_000): Promise<void> {
-  for (let i = 0; i < turns; i++) {
+/**
+ * Polls without timers (some tests fake setTimeout): each turn lets I/O and the freezer run. Bounded
+ * by wall time, not by turns: a loaded CI machine runs fewer turns per freeze.
+ */
+async function until(cond: () => boolean | Promise<boolean>, withinMs = 15_000): Promise<void> {
+  for (const deadline = performance.now() + withinMs; performance.now() < deadline; ) {
     if (await cond()) return;
     await new Promise((r) => setImmediate(r));
   }
   throw new Error('condition not reached');
 }
+
+vi.setConfig({ testTimeout: 30_000 });
 
 async function answer(app: Hono, path: string) {
   const res = await app.request(path);

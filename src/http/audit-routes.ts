@@ -3,12 +3,12 @@ import type { Filters } from '../core/api-schemas.ts';
 import { DIMENSION_NAMES } from '../core/spec-schema.ts';
 import type { Publication } from '../publication/publication.ts';
 import type { FilterResolution } from '../publication/types.ts';
-import { badDate, JSON_TYPE, sendServed, unknownSlug } from './answers.ts';
+import { badDate, sendServed, unknownSlug } from './answers.ts';
 import { auditRoute, compareRoute } from './api-declarations.ts';
-import { ANY_BENCHMARK, FOREVER } from './hot-path.ts';
+import { ANY_BENCHMARK } from './hot-path.ts';
 import { viewSource } from './hot-source.ts';
-import { sendNotFrozen } from './not-frozen.ts';
-import { CACHE, sendBytes, sendError } from './respond.ts';
+import { sendFrozenDay } from './not-frozen.ts';
+import { sendError } from './respond.ts';
 import { defaultInvalid, openRoute, type RawQuery } from './route-kit.ts';
 
 type AuditWindow =
@@ -87,25 +87,7 @@ async function datedAudit(
   const r = await pub.frozenAudit(slug, provider, date, window !== undefined);
   if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
   if (r.kind === 'unknown_provider') return unknownProvider(c, pub, slug, provider);
-  if (r.kind === 'today') {
-    return sendError(
-      c,
-      404,
-      'not_frozen',
-      `${date} is today: it is frozen after it closes. Its live audit is at /api/audit/${slug}/${provider}.`,
-    );
-  }
-  if (r.kind === 'not_frozen') return sendNotFrozen(c, r);
-  return sendBytes(
-    c,
-    {
-      ...r.served,
-      contentType: JSON_TYPE,
-      cacheControl: CACHE.immutable,
-      headers: { 'x-snapshot-date': date },
-    },
-    FOREVER,
-  );
+  return sendFrozenDay(c, date, r, `Its live audit is at /api/audit/${slug}/${provider}.`);
 }
 
 /** GET /api/audit/{slug}/{provider} and GET /api/compare/{a}/{b}. */

@@ -14,7 +14,7 @@ import {
 } from './api-declarations.ts';
 import { ANY_BENCHMARK, FOREVER } from './hot-path.ts';
 import { viewSource } from './hot-source.ts';
-import { sendNotFrozen } from './not-frozen.ts';
+import { sendFrozenDay, sendNotFrozen } from './not-frozen.ts';
 import { CACHE, sendBytes, sendError } from './respond.ts';
 import { defaultInvalid, openRoute, type RawQuery } from './route-kit.ts';
 
@@ -61,25 +61,7 @@ export function registerViewRoutes(app: Hono, pub: Publication, clock: () => num
     if (hasFilter(q)) return sendError(c, 400, 'bad_request', DATED_WITH_FILTERS);
     const r = await pub.frozenStat(slug, date);
     if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
-    if (r.kind === 'today') {
-      return sendError(
-        c,
-        404,
-        'not_frozen',
-        `${date} is today: it is frozen after it closes. Its live values are at /api/stat/${slug}.`,
-      );
-    }
-    if (r.kind === 'not_frozen') return sendNotFrozen(c, r);
-    return sendBytes(
-      c,
-      {
-        ...r.served,
-        contentType: JSON_TYPE,
-        cacheControl: CACHE.immutable,
-        headers: { 'x-snapshot-date': date },
-      },
-      FOREVER,
-    );
+    return sendFrozenDay(c, date, r, `Its live values are at /api/stat/${slug}.`);
   }
 
   // Specs are fixed for the process, so a (slug, query string) always resolves the same way.

@@ -1,9 +1,10 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
 import { SpecError } from './core/spec-schema.ts';
+import { REGIONAL_FAMILY, startRpcDemo } from './demo/rpc-demo.ts';
 import { HarnessConfigError, loadHarnessConfig, simulatorEnv } from './harness/config.ts';
 import { type Harness, startHarness } from './harness/service.ts';
-import type { HarnessLog } from './harness/types.ts';
+import { type HarnessLog, systemClock } from './harness/types.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { createLogger, type Logger } from './log.ts';
 import { loadProviderCatalogue } from './publication/load-specs.ts';
@@ -127,18 +128,34 @@ export const simulatedHarness: Prepare = async (service, log) => {
     return undefined;
   }
   const sim = await startSimulator({ seed: service.config.demoSeed });
+  // The json-rpc family measures its own simulated nodes, one harness per region (rpc-demo.ts).
+  const rpc = await startRpcDemo({
+    store: service.store,
+    specs: service.specs.filter((s) => s.family === REGIONAL_FAMILY),
+    metrics: service.metrics,
+    seed: service.config.demoSeed,
+    now: Date.now(),
+    env: process.env,
+    dataDir: service.config.dataDir,
+    log: harnessLog(log),
+    backfillMs: 0,
+  }).catch(async (e: unknown) => {
+    await sim.close();
+    throw e;
+  });
   const harness = startHarness({
     store: service.store,
-    specs: service.specs,
+    specs: service.specs.filter((s) => s.family !== REGIONAL_FAMILY),
     metrics: service.metrics,
     // The operator's HARNESS_* (timeouts, retries, region) apply; the simulator gives URLs and keys.
     harnessConfig: loadHarnessConfig({ ...process.env, ...simulatorEnv(sim.baseUrls, sim.keys) }),
     log: harnessLog(log),
     simulated: true,
   });
+  rpc?.goLive(systemClock);
   await measureOnceIfEmpty(service, harness, log);
   return async () => {
-    await harness.stop();
+    await Promise.all([harness.stop(), rpc?.stop()]);
     await sim.close();
   };
 };

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { labelsKey, type Sample } from '../src/core/samples.ts';
 import { METRICS } from '../src/harness/families/metric-names.ts';
 import { type DuckDbStore, openDuckDbStore } from '../src/store/duckdb-store.ts';
+import { benchmarksWithout } from './helpers/benchmarks-dir.ts';
 import { type ServiceProcess, spawnService, until200 } from './helpers/service-process.ts';
 
 const TRADE = 'token-trade-coverage';
@@ -17,8 +18,17 @@ afterEach(() => {
   for (const p of running.splice(0)) p.child.kill('SIGKILL');
 });
 
-/** Speed 1800: a trade cycle every second of real time, a network cycle every 12 s. */
-const demoEnv = (dir: string) => ({ DATA_DIR: dir, DEMO_SPEED: '1800', LOG_LEVEL: 'info' });
+/**
+ * Speed 1800: a trade cycle every second of real time, a network cycle every 12 s. The two
+ * benchmarks whose cycles this checks; the json-rpc demo's restarts are tested in rpc-demo.test.ts.
+ */
+const BENCHMARKS = benchmarksWithout(['json-rpc']);
+const demoEnv = (dir: string) => ({
+  DATA_DIR: dir,
+  DEMO_SPEED: '1800',
+  LOG_LEVEL: 'info',
+  BENCHMARKS_DIR: BENCHMARKS,
+});
 
 async function killHard(p: ServiceProcess): Promise<void> {
   p.child.kill('SIGKILL');

@@ -68,7 +68,13 @@ describe('npm run demo (the README quick start)', () => {
     expect(first.log()).toMatch(/demo ready backfilledCycles=156 /);
 
     const idx = await (await fetch(`${base}/api/citable`)).json();
-    expect(idx.benchmarks.map((b: { status: string }) => b.status)).toEqual(['live', 'live']);
+    expect(idx.benchmarks.map((b: { status: string }) => b.status)).toEqual(['live', 'live', 'live', 'live']);
+    // The json-rpc family measured real nodes from three regions; regions are per benchmark.
+    expect(first.log()).toMatch(/backfilling 6 h of RPC slots in 3 regions: 72\/72/);
+    const rpc = await (await fetch(`${base}/api/stat/rpc-latency?region=eu-west`)).json();
+    expect(rpc.rankings.length).toBe(8);
+    expect(rpc.headline).toMatch(/ is fastest at /);
+    expect((await fetch(`${base}/api/stat/network-coverage?region=eu-west`)).status).toBe(404);
     // The published trade numbers follow the methodology end to end: Stellar (Mobula alone) is
     // shown without a comparison and stays out of the aggregate, whose samples are exactly the
     // per-chain ones of the four comparable chains.

@@ -11,7 +11,10 @@ import { openTestStore } from './helpers/memory-store.ts';
 const NOW = Date.UTC(2026, 6, 23, 12, 7, 0);
 let specs: BenchmarkSpec[];
 beforeAll(async () => {
-  specs = await loadSpecs(new URL('../benchmarks', import.meta.url).pathname);
+  // The json-rpc family's demo (its own nodes, three regions) is tested in rpc-demo.test.ts.
+  specs = (await loadSpecs(new URL('../benchmarks', import.meta.url).pathname)).filter(
+    (s) => s.family !== 'json-rpc',
+  );
 });
 
 async function everything(store: Store): Promise<Sample[]> {

@@ -55,7 +55,7 @@ describe('JSON endpoints', () => {
     expect(res.headers.get('etag')).toMatch(/^"[\w-]+"$/);
     expect(res.headers.get('cache-control')).toContain('max-age');
     const idx = json();
-    expect(idx.count).toBe(2);
+    expect(idx.count).toBe(4);
     expect(idx.benchmarks[0].api).toBe('http://bench.test/api/stat/network-coverage');
   });
 

@@ -110,8 +110,8 @@ describe('MCP over a real socket with the SDK client', () => {
     const r = await call('list_benchmarks', {});
     expect(r.isError).toBeFalsy();
     const s = r.structuredContent as { count: number; total: number; benchmarks: Record<string, unknown>[] };
-    expect(s.count).toBe(2);
-    expect(s.total).toBe(2);
+    expect(s.count).toBe(4);
+    expect(s.total).toBe(4);
     const row = s.benchmarks.find((b) => b.slug === 'network-coverage');
     expect(Object.keys(row ?? {}).sort()).toEqual(
       [
@@ -276,6 +276,8 @@ describe('MCP over a real socket with the SDK client', () => {
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual([
       'citebench://benchmark/network-coverage',
+      'citebench://benchmark/rpc-latency',
+      'citebench://benchmark/rpc-head-lag',
       'citebench://benchmark/token-trade-coverage',
     ]);
     const { resourceTemplates } = await client.listResourceTemplates();
@@ -359,7 +361,7 @@ describe('MCP HTTP guards (raw fetch)', () => {
     expect(r.headers.get('mcp-session-id')).toBeNull();
     const body = (await r.json()) as { id: number; result: { structuredContent: { count: number } } };
     expect(body.id).toBe(1);
-    expect(body.result.structuredContent.count).toBe(2);
+    expect(body.result.structuredContent.count).toBe(4);
   });
 
   it('rejects bodies over 64 KiB with 413, by Content-Length and by bytes read', async () => {
@@ -516,7 +518,7 @@ describe('MCP HTTP guards (raw fetch)', () => {
     ]) {
       expect(html).toContain(word);
     }
-    expect(html).toMatch(/Benchmarks: 2/);
+    expect(html).toMatch(/Benchmarks: 4/);
     // No third-party asset: the only script and stylesheet are the site's own content-hashed files.
     expect(html).not.toMatch(/<img|@import|url\(/);
     for (const m of html.matchAll(/<script[^>]+src="([^"]*)"|<link[^>]+stylesheet[^>]+href="([^"]*)"/g))

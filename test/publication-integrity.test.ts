@@ -172,6 +172,8 @@ describe('rule 3: freshness and age are honest', () => {
     const idx = (await f.publication.citable()).value;
     expect(idx.benchmarks.map((b) => [b.slug, b.status])).toEqual([
       ['network-coverage', 'stale'],
+      ['rpc-latency', 'draft'],
+      ['rpc-head-lag', 'draft'],
       [TRADE, 'draft'],
     ]);
     expect(await f.publication.llmContext().then((s) => decode(s.body))).toContain('- Status: stale');

@@ -183,7 +183,7 @@ describe('publication: drafts, freshness, invalidation', () => {
   it('lists a benchmark without samples as a draft awaiting its first run', async () => {
     const f = await fixture({ samples: [] });
     const { value: idx } = await f.publication.citable();
-    expect(idx.count).toBe(2);
+    expect(idx.count).toBe(4);
     for (const row of idx.benchmarks) {
       expect(row.status).toBe('draft');
       expect(row.value).toBeNull();

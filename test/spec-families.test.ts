@@ -31,6 +31,8 @@ describe('a spec names its family, and its providers from the catalogue', () => 
     const specs = await loadSpecs(BENCHMARKS_DIR);
     expect(specs.map((s) => [s.slug, s.family])).toEqual([
       ['network-coverage', 'chain-listing'],
+      ['rpc-latency', 'json-rpc'],
+      ['rpc-head-lag', 'json-rpc'],
       ['token-trade-coverage', 'trade-capture'],
     ]);
     for (const s of specs)

@@ -20,11 +20,11 @@ import { BENCHMARKS_DIR } from './helpers/fixture.ts';
 // Registration is process-wide; vitest runs each test file in its own module graph, so the checks
 // of the unregistered state come first and nothing leaks into other files.
 describe('synthetic providers (scale benchmarks only)', () => {
-  it('are absent unless registered: the registry is the ten real providers', async () => {
+  it('are absent unless registered: the registry is the eighteen real providers', async () => {
     // The registry is the catalogue (benchmarks/providers.yml) once loaded, nothing before.
     expect(PROVIDERS.size).toBe(0);
     await loadProviderCatalogue(BENCHMARKS_DIR);
-    expect(PROVIDERS.size).toBe(10);
+    expect(PROVIDERS.size).toBe(18);
     expect([...PROVIDERS.keys()].some((s) => s.startsWith('synthetic-'))).toBe(false);
     expect(isSyntheticProvider('synthetic-01')).toBe(false);
     expect(() =>
@@ -57,7 +57,7 @@ describe('synthetic providers (scale benchmarks only)', () => {
     expect(isSyntheticProvider('codex')).toBe(false);
     // Idempotent; the real providers are untouched.
     expect(registerSyntheticProviders(20)).toHaveLength(20);
-    expect(PROVIDERS.size).toBe(30);
+    expect(PROVIDERS.size).toBe(38);
     expect(PROVIDERS.get('codex')?.name).toBe('Codex');
     expect(() => registerSyntheticProviders(100)).toThrow(RangeError);
     expect(parseSpec('synthetic-0001.yml', catalogueSpec(1, list)).providers).toHaveLength(20);

@@ -93,6 +93,27 @@ export const auditSchema = z
       .describe(
         'Trade-capture benchmarks: the latest cycle per (chain, token): distinct transactions, union, capture.',
       ),
+    probes: z
+      .array(
+        z.object({
+          chain: z.string(),
+          region: z.string().optional().describe('Where the harness measured from, when it says.'),
+          kind: z.string().describe('The method probed.'),
+          latencyMs: z
+            .number()
+            .describe('Request write to last body byte, ms; the timeout for a failed probe.'),
+          ok: z.boolean(),
+          reason: z.string().nullable().describe('Why the probe failed (a closed list of codes), or null.'),
+        }),
+      )
+      .optional()
+      .describe('JSON-RPC benchmarks (family json-rpc): every probe of the provider in its latest slot.'),
+    reasons: z
+      .record(z.string(), z.number())
+      .optional()
+      .describe(
+        "JSON-RPC benchmarks: the provider's probes in the 24-hour window by outcome (ok, or the failure reason), narrowed by the Stat's filters.",
+      ),
     window: z
       .literal('24h')
       .optional()

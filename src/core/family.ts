@@ -49,6 +49,11 @@ export interface FamilyShape {
    * providers it does not list.
    */
   readonly scoresAgainstProbedProviders?: boolean;
+  /**
+   * A provider is measured on a chain through the endpoint the catalogue lists for it (`rpc`), so
+   * a spec may list for it only chains it has an endpoint for.
+   */
+  readonly chainsFromEndpoints?: boolean;
 }
 
 const families = new Map<string, FamilyShape>();

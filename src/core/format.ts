@@ -12,6 +12,8 @@ export function formatValue(value: number, unit: string): string {
     }
     case 'ms':
       if (Math.abs(value) >= 1000) return `${(value / 1000).toFixed(2)} s`;
+      // A head at the head: no lag reads "0 ms", not "0.0 ms".
+      if (value === 0) return '0 ms';
       return `${Math.abs(value) >= 10 ? Math.round(value) : value.toFixed(1)} ms`;
     case 'usd':
       return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;

@@ -16,6 +16,8 @@ export interface HeadlineInput {
   readonly asOf?: number | null;
   /** Names of the providers shown without a comparison (nobody else measured their cells). */
   readonly noComparison?: readonly string[];
+  /** The spec's word for the leader (`superlative`): "<leader> is <superlative> at 41 ms". */
+  readonly superlative?: string;
 }
 
 /** "Networks supported" reads "networks supported" mid-sentence; acronyms such as "RPC" stay. */
@@ -61,10 +63,11 @@ export function headline(h: HeadlineInput): string {
     if (h.allUnresponsive) return `${h.title}${scope}. No provider responded in the last 24h.`;
     return `${h.title}${scope}. No measurements in the last 24h.`;
   }
-  return `${h.title}: ${h.leaderName} leads with ${measure(h.metric, h.unit, h.value)} (${windowNote(
-    h.asOf,
-    h.filterLabel,
-  )}).`;
+  const note = windowNote(h.asOf, h.filterLabel);
+  if (h.superlative !== undefined) {
+    return `${h.title}: ${h.leaderName} is ${h.superlative} at ${formatValue(h.value, h.unit)} (${note}).`;
+  }
+  return `${h.title}: ${h.leaderName} leads with ${measure(h.metric, h.unit, h.value)} (${note}).`;
 }
 
 /** Said in every quote and citation of simulated data, so a copied number cannot pass as measured. */

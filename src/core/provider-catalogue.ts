@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProviderInfo } from './providers.ts';
+import { PER_USER_RPC, type ProviderInfo } from './providers.ts';
 import { SLUG_RE, SpecError } from './spec-schema.ts';
 
 const providerInfo = z.strictObject({
@@ -13,6 +13,19 @@ const providerInfo = z.strictObject({
   keyRequired: z.boolean(),
   color: z.string().regex(/^#[0-9a-f]{6}$/, 'must be a lower-case hex color such as #4e79a7'),
   families: z.array(z.string().regex(SLUG_RE)),
+  rpc: z
+    .record(
+      z.string().regex(/^[a-z0-9-]{1,40}$/, 'must be a chain such as ethereum'),
+      z.union([
+        z.literal(PER_USER_RPC),
+        z
+          .url()
+          .refine((u) => u.startsWith('https://'), 'must be an https URL template or per-user')
+          // The key goes in by substitution only; a literal key in the catalogue would be published.
+          .refine((u) => !/\{(?!key\})[^}]*\}/.test(u), 'the only placeholder is {key}'),
+      ]),
+    )
+    .optional(),
 });
 
 const catalogueSchema = z.strictObject({ providers: z.array(providerInfo).min(1) });
@@ -40,6 +53,11 @@ export function parseProviderCatalogue(file: string, data: unknown): ProviderInf
     // A chart tells providers apart by color alone.
     if (other) lines.push(`${file}: field "providers.${i}.color": ${p.color} is already ${other}'s`);
     colors.set(p.color, p.slug);
+    for (const [chain, url] of Object.entries(p.rpc ?? {})) {
+      if (url.includes('{key}') && p.apiKeyEnv === undefined) {
+        lines.push(`${file}: field "providers.${i}.rpc.${chain}": {key} needs apiKeyEnv`);
+      }
+    }
   });
   if (lines.length > 0) throw new SpecError(lines.join('\n'));
   return res.data.providers.map((p) => ({
@@ -50,5 +68,6 @@ export function parseProviderCatalogue(file: string, data: unknown): ProviderInf
     keyRequired: p.keyRequired,
     color: p.color,
     families: p.families,
+    ...(p.rpc !== undefined ? { rpc: p.rpc } : {}),
   }));
 }

@@ -19,7 +19,16 @@ export interface ProviderInfo {
   readonly color: string;
   /** Benchmark families the provider can be measured in (a family names what is probed). */
   readonly families: readonly string[];
+  /**
+   * JSON-RPC endpoints by chain, from the provider's documentation: a URL template whose `{key}` is
+   * filled from `apiKeyEnv`, or `per-user` where the provider issues each account its own URL
+   * (set `<PROVIDER>_RPC_URL_<CHAIN>`). A chain it does not serve has no entry.
+   */
+  readonly rpc?: Readonly<Record<string, string>>;
 }
+
+/** The catalogue's marker for an endpoint the provider issues per account (no template exists). */
+export const PER_USER_RPC = 'per-user';
 
 const registry = new Map<string, ProviderInfo>();
 

@@ -5,7 +5,7 @@ import { sparklineSegments } from './series.ts';
  * Standalone SVG sparkline of a leader's 24 h series (GET /api/sparkline/{slug}).
  *
  * Orientation: "up means better". When higher is better the largest value sits at the top; when
- * lower is better the y axis is inverted, so the smallest value (e.g. the fastest latency) sits at
+ * lower is better the y axis is inverted, so the smallest value (e.g. the lowest latency) sits at
  * the top and an improving series always rises. The OG image uses the same convention.
  *
  * Scale: the series' best and worst values are labelled at their heights, and the y-domain never
@@ -306,7 +306,11 @@ export function renderSparklineSvg(input: SparklineInput): string {
   const runs = sparklineRuns(input.points, coords, input.gaps);
   const dashed = runs.some((r) => r.carried) ? ', dashed where no value was measured' : '';
   const simulated = input.simulated ? `${SIMULATED_WORD} data: ` : '';
-  const label = escapeXml(`${simulated}${sparklineLabel(input.title, input.leaderName)}${range}${dashed}`);
+  // Up means better on every chart; a lower-is-better one says so, since its axis is inverted.
+  const lower = input.higherIsBetter ? '' : ', lower is better (drawn inverted: up means better)';
+  const label = escapeXml(
+    `${simulated}${sparklineLabel(input.title, input.leaderName)}${range}${lower}${dashed}`,
+  );
   const stroke = `fill="none" stroke="${colors.stroke}" stroke-width="${strokeWidth}" stroke-linecap="round" stroke-linejoin="round"`;
   // Carried runs: round caps lengthen each dash by one stroke width, so they show 3 widths on, 2 off.
   const dash = `stroke-dasharray="${2 * strokeWidth} ${3 * strokeWidth}"`;

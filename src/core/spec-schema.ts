@@ -55,6 +55,11 @@ const windowDerivation = z.strictObject({
   probeMetric: metricName,
   /** Labels that identify one cell, e.g. [chain, token]. */
   cellLabels: z.array(metricName).min(1),
+  /**
+   * Narrows the probe outcomes to those of the samples' own probes when one probe metric serves
+   * several value metrics (head lag comes from the `block` probes only: `{ kind: block }`).
+   */
+  probeMatch: z.record(metricName, z.string().regex(DIMENSION_VALUE_RE)).optional(),
 });
 
 const providerEntry = z.strictObject({
@@ -86,6 +91,19 @@ export const benchmarkSpecSchema = z.strictObject({
   /** The benchmark family that measures it (src/harness/families/<family>/). */
   family: z.string().regex(SLUG_RE, 'must match ^[a-z0-9][a-z0-9-]{0,79}$'),
   derivation: z.discriminatedUnion('mode', [latestDerivation, windowDerivation]),
+  /**
+   * The headline's word for the leader, a superlative: "Alchemy is <superlative> at 41 ms". A
+   * spec without one keeps "<leader> leads with <value>".
+   */
+  superlative: z
+    .string()
+    .regex(/^[a-z][a-z -]{0,30}[a-z]$/, 'must be lower-case words, such as a superlative')
+    .optional(),
+  /**
+   * Consecutive down cycles (as the family defines one) before a provider is marked unresponsive;
+   * its next cycle that is not clears it. Window derivations only.
+   */
+  unresponsiveAfter: z.int().min(1).max(10_000).optional(),
   dimensions: z.partialRecord(z.enum(DIMENSION_NAMES), dimension).default({}),
   providers: z.array(providerEntry).min(1),
 });
@@ -157,6 +175,17 @@ function referenceIssues(file: string, data: unknown, ctx: SpecContext): Issue[]
         message: `provider "${p.slug}" cannot be measured in family "${family.name}" (its families: ${info.families.join(', ') || 'none'})`,
       });
     }
+    if (info && family?.chainsFromEndpoints && Array.isArray(p.chains)) {
+      const served = new Set(Object.keys(info.rpc ?? {}));
+      p.chains.forEach((c: unknown, j) => {
+        if (typeof c === 'string' && !served.has(c)) {
+          out.push({
+            field: `providers.${i}.chains.${j}`,
+            message: `provider "${p.slug}" has no endpoint for chain "${c}" in the provider catalogue (it serves: ${[...served].join(', ') || 'none'})`,
+          });
+        }
+      });
+    }
     if (seen.has(p.slug))
       out.push({ field: `providers.${i}.slug`, message: `duplicate provider "${p.slug}"` });
     seen.add(p.slug);
@@ -188,6 +217,9 @@ function familyIssues(family: FamilyShape, data: Record<string, unknown>): Issue
     });
   }
   const d = isRecord(data.derivation) ? data.derivation : {};
+  if (data.unresponsiveAfter !== undefined && family.derivation !== 'window') {
+    out.push({ field: 'unresponsiveAfter', message: 'applies to window derivations only' });
+  }
   if (typeof d.mode === 'string' && d.mode !== family.derivation) {
     out.push({
       field: 'derivation.mode',

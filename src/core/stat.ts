@@ -87,6 +87,7 @@ export function buildStat(i: StatInput): Stat {
     noComparison: leaderRow ? [] : i.rankings.filter((r) => r.noComparison).map((r) => r.name),
     filterLabel: filterLabel(spec, i.filters),
     neverRun: i.neverRun,
+    ...(spec.superlative !== undefined ? { superlative: spec.superlative } : {}),
     // A count carried forward between listings is dated by its own sample, not called "24h".
     asOf: spec.derivation.mode === 'latest' && leaderRow ? Date.parse(leaderRow.lastSampleAt) : null,
   });

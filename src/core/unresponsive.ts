@@ -1,6 +1,9 @@
 import { byProvider, type Sample } from './samples.ts';
 
-/** Consecutive cycles of 5xx before a provider is marked unresponsive (spec 2.6). */
+/**
+ * Consecutive down cycles before a provider is marked unresponsive, when a spec does not say
+ * (`unresponsiveAfter`): three cycles of 5xx (spec 2.6).
+ */
 export const UNRESPONSIVE_AFTER = 3;
 
 /**
@@ -14,13 +17,13 @@ export function isFiveXxCycle(fiveXxProbes: number, probes: number): boolean {
 
 /**
  * The unresponsive marker, derived from stored samples only: one cycle-of-5xx sample per
- * provider and cycle (1 = a cycle of 5xx). A provider is unresponsive when its last three cycles
- * were all cycles of 5xx; its next cycle that is not clears the mark. Deriving it from samples keeps
+ * provider and cycle (1 = a cycle of 5xx). A provider is unresponsive when its last `after` cycles
+ * were all down; its next cycle that is not clears the mark. Deriving it from samples keeps
  * it in step with the measurements after a crash and works the same on every SampleStore. Harnesses
  * in several regions keep one streak each; a provider is unresponsive in a view only when it is in
  * every region of that view (one region's outage does not mark it down everywhere).
  */
-export function unresponsiveProviders(cycle5xx: readonly Sample[]): Set<string> {
+export function unresponsiveProviders(cycle5xx: readonly Sample[], after = UNRESPONSIVE_AFTER): Set<string> {
   const streaks = new Map<string, Map<string, Sample[]>>();
   for (const [p, arr] of byProvider(cycle5xx)) {
     const regions = new Map<string, Sample[]>();
@@ -35,9 +38,9 @@ export function unresponsiveProviders(cycle5xx: readonly Sample[]): Set<string> 
   const out = new Set<string>();
   for (const [p, regions] of streaks) {
     const dead = [...regions.values()].every((arr) => {
-      if (arr.length < UNRESPONSIVE_AFTER) return false;
+      if (arr.length < after) return false;
       arr.sort((a, b) => a.t - b.t);
-      return arr.slice(-UNRESPONSIVE_AFTER).every((s) => s.v >= 1);
+      return arr.slice(-after).every((s) => s.v >= 1);
     });
     if (dead) out.add(p);
   }

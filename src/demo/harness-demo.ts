@@ -8,6 +8,7 @@ import type { FaultSetting } from '../sim/faults.ts';
 import { pickProviders, providerProfile } from '../sim/profiles.ts';
 import { type Simulator, startSimulator } from '../sim/server.ts';
 import type { Store } from '../store/sample-store.ts';
+import { REGIONAL_FAMILY, type RpcDemo, startRpcDemo } from './rpc-demo.ts';
 
 export interface HarnessDemoProgress {
   readonly done: number;
@@ -33,12 +34,26 @@ export interface HarnessDemoOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Simulated provider latency once live (the backfill always runs at 0). */
   readonly liveLatencyMs?: number;
+  /** DATA_DIR, where the demo chains keep their state (omitted: in memory). */
+  readonly dataDir?: string;
+  /**
+   * `now` is the wall clock at start (`npm run demo`): the live clock resumes from the time the
+   * backfill ended, not from `now`, and the json-rpc family measures the slot it reached before
+   * it is ready, so a 1-minute benchmark is not stale the moment the demo opens.
+   */
+  readonly followWallClock?: boolean;
+  /** How far back the json-rpc backfill reaches (default: the demo's 6 h). */
+  readonly rpcBackfillMs?: number;
+  /** Progress of the json-rpc backfill (slots done of total, all regions at once). */
+  readonly onRpcProgress?: (done: number, total: number) => void;
 }
 
 export interface HarnessDemo {
   /** Cycles run by the backfill (0 when the store already held data). */
   readonly backfilled: number;
   readonly simulatorUrl: string;
+  /** The json-rpc family's demo (chains, simulated RPC providers), when a spec of it is loaded. */
+  readonly rpc: RpcDemo | null;
   stop(): Promise<void>;
 }
 
@@ -91,6 +106,7 @@ function scaledClock(start: number, speed: number): Clock {
   const real0 = Date.now();
   return {
     now: () => start + (Date.now() - real0) * speed,
+    rate: speed,
     setTimeout: (fn, ms) => setTimeout(fn, Math.max(0, ms / speed)),
     clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
   };
@@ -120,16 +136,40 @@ export function backfillSlots(
  */
 export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<HarnessDemo> {
   const log = opts.log ?? silentLog;
+  const startedAt = Date.now();
+  // The json-rpc family runs once per region against its own simulated nodes (rpc-demo.ts); the
+  // others run once, without a region, against the HTTP simulator.
+  const rpcSpecs = opts.specs.filter((s) => s.family === REGIONAL_FAMILY);
+  const specs = opts.specs.filter((s) => s.family !== REGIONAL_FAMILY);
   const sim: Simulator = await startSimulator({ seed: opts.seed, latencyMs: 0 });
+  let rpc: RpcDemo | null = null;
+  let rpcStart: Promise<RpcDemo | null> = Promise.resolve(null);
   // The operator's HARNESS_* (timeouts, retries, region) apply; the simulator gives URLs and keys.
   const harnessConfig = loadHarnessConfig({ ...(opts.env ?? {}), ...simulatorEnv(sim.baseUrls, sim.keys) });
   let harness: Harness | null = null;
   let stopping = false;
   try {
     const empty = (await opts.store.timeBounds()) === null;
+    // The json-rpc demo builds its chains in their own processes (anvil) and backfills its own
+    // slots: it runs beside this backfill, using the other core, rather than after it.
+    rpcStart = startRpcDemo({
+      store: opts.store,
+      specs: rpcSpecs,
+      metrics: opts.metrics,
+      seed: opts.seed,
+      now: opts.now,
+      ...(opts.env ? { env: opts.env } : {}),
+      ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+      log,
+      ...(opts.onRpcProgress ? { onProgress: opts.onRpcProgress } : {}),
+      ...(opts.rpcBackfillMs !== undefined ? { backfillMs: opts.rpcBackfillMs } : {}),
+      ...(opts.followWallClock ? { catchUp: () => opts.now + (Date.now() - startedAt) } : {}),
+    });
+    // Awaited below; a failure of the main backfill first still stops it (catch).
+    rpcStart.catch(() => undefined);
     const backfill = startHarness({
       store: opts.store,
-      specs: opts.specs,
+      specs,
       metrics: opts.metrics,
       harnessConfig,
       log,
@@ -139,8 +179,8 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
     });
     let backfilled = 0;
     if (empty) {
-      const incidents = demoIncidents(opts.seed, opts.specs);
-      const slots = backfillSlots(opts.specs, backfill.benchmarks, opts.now, opts.days ?? 3);
+      const incidents = demoIncidents(opts.seed, specs);
+      const slots = backfillSlots(specs, backfill.benchmarks, opts.now, opts.days ?? 3);
       for (const s of slots) {
         if (stopping) break;
         const hoursAgo = (opts.now - s.at) / HOUR;
@@ -157,6 +197,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
       log('info', 'harness demo: store not empty, resuming without backfill');
     }
     await backfill.stop();
+    rpc = await rpcStart;
     if (!stopping) {
       const liveLatency = opts.liveLatencyMs ?? 0;
       // Each provider's latency is its seed-drawn share of the live latency (0.5×–2×).
@@ -166,27 +207,39 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
             kind: 'latency',
             ms: Math.round(liveLatency * providerProfile(opts.seed, p).latencyFactor),
           });
+      const clock = scaledClock(
+        opts.followWallClock ? opts.now + (Date.now() - startedAt) : opts.now,
+        opts.speed ?? 1,
+      );
       harness = startHarness({
         store: opts.store,
-        specs: opts.specs,
+        specs,
         metrics: opts.metrics,
         harnessConfig,
         log,
-        clock: scaledClock(opts.now, opts.speed ?? 1),
+        clock,
         simulated: true,
       });
+      rpc?.goLive(clock);
     }
     return {
       backfilled,
       simulatorUrl: sim.url,
+      rpc,
       async stop() {
         stopping = true;
-        await harness?.stop();
+        await Promise.all([harness?.stop(), rpc?.stop()]);
         await sim.close();
       },
     };
   } catch (e) {
-    await sim.close();
+    await Promise.all([
+      sim.close(),
+      rpcStart.then(
+        (r) => r?.stop(),
+        () => undefined,
+      ),
+    ]);
     throw e;
   }
 }

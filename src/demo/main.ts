@@ -26,6 +26,13 @@ await startFromEnv(
       days: 3,
       now: Date.now(),
       speed,
+      dataDir: service.config.dataDir,
+      followWallClock: true,
+      onRpcProgress: (done, total) => {
+        if (done === total || done % 12 === 0) {
+          process.stderr.write(`backfilling 6 h of RPC slots in 3 regions: ${done}/${total}\n`);
+        }
+      },
       log: (level, msg, fields) => {
         if (!(backfilling && (level === 'info' || level === 'warn'))) base(level, msg, fields);
       },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeVar, intVar } from '../config.ts';
 import { PROVIDERS } from '../core/providers.ts';
+import { loadRpcConfig, type RpcConfig } from './rpc-config.ts';
 
 /** Providers the harness has adapters for, with their production base URLs. */
 export const DEFAULT_BASE_URLS = {
@@ -42,6 +43,10 @@ export interface HarnessConfig {
   readonly cycleDeadlineMs?: number;
   /** HARNESS_REGION: the `region` label of every sample this harness writes (none when unset). */
   readonly region?: string;
+  /** A JSON-RPC probe's timeout, ms: a failed probe is stored as this time. */
+  readonly rpcTimeoutMs: number;
+  /** The json-rpc family's endpoints and reference nodes (secrets: see rpc-config.ts). */
+  readonly rpc: RpcConfig;
 }
 
 /** `sim-dune` → `SIM_DUNE`: the prefix of a provider's env variables. */
@@ -74,6 +79,8 @@ const globalSchema = z.object({
   // Cells run one at a time (providers in parallel within a cell): bounds memory to one cell's hash sets.
   HARNESS_CELL_CONCURRENCY: positiveInt(1),
   HARNESS_CYCLE_DEADLINE_MS: optionalPositiveInt,
+  // The json-rpc family's timeout, stated in its methodology (10 s); tests shorten it.
+  HARNESS_RPC_TIMEOUT_MS: positiveInt(10_000),
   HARNESS_REGION: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'is not a label value such as eu-west')
@@ -149,6 +156,8 @@ export function loadHarnessConfig(
       configured: !(info?.keyRequired ?? false) || apiKey !== undefined,
     };
   }
+  const rpc = loadRpcConfig(env);
+  issues.push(...rpc.issues);
   if (issues.length > 0 || !g.success) {
     throw new HarnessConfigError(`invalid harness configuration: ${issues.join('; ')}`);
   }
@@ -164,6 +173,8 @@ export function loadHarnessConfig(
     cellConcurrency: e.HARNESS_CELL_CONCURRENCY,
     ...(e.HARNESS_CYCLE_DEADLINE_MS !== undefined ? { cycleDeadlineMs: e.HARNESS_CYCLE_DEADLINE_MS } : {}),
     ...(e.HARNESS_REGION ? { region: e.HARNESS_REGION } : {}),
+    rpcTimeoutMs: e.HARNESS_RPC_TIMEOUT_MS,
+    rpc: rpc.config,
   };
 }
 

@@ -14,6 +14,7 @@ export interface HarnessMetrics {
   readonly providerConfigured: Gauge<'provider'>;
   readonly cycleDuration: Histogram<'benchmark'>;
   readonly cellsAbandoned: Counter<'benchmark' | 'reason'>;
+  readonly probesSkipped: Counter<'benchmark' | 'region' | 'reason'>;
 }
 
 /** Registers the harness metrics, reusing any already on the registry (a second harness on one registry). */
@@ -141,6 +142,16 @@ export function harnessMetrics(registry: Registry): HarnessMetrics {
           name: 'harness_cells_abandoned_total',
           help: 'Cells our own cycle deadline or shutdown cut short (nothing stored for them)',
           labelNames: ['benchmark', 'reason'],
+          registers,
+        }),
+    ),
+    probesSkipped: get(
+      'harness_probes_skipped_total',
+      () =>
+        new Counter({
+          name: 'harness_probes_skipped_total',
+          help: 'Probes not sent or not scored on our side (deadline, event-loop lag, no reference answer, key refused): nothing stored',
+          labelNames: ['benchmark', 'region', 'reason'],
           registers,
         }),
     ),

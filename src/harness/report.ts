@@ -44,6 +44,8 @@ export interface CycleReport {
   readonly aborted: boolean;
   readonly providers: readonly ProviderOutcome[];
   readonly cells?: readonly CellReport[];
+  /** json-rpc: the best head of each chain in the slot (block timestamp, ms): never after the slot in a backfill. */
+  readonly heads?: Readonly<Record<string, number>>;
   /** Families with an unresponsive marker (trade capture): provider → marked after this cycle. */
   readonly unresponsive?: Readonly<Record<string, boolean>>;
 }

@@ -41,6 +41,8 @@ export interface HarnessRuntime {
   /** Restrict cycles to these providers (CLI --provider). */
   readonly onlyProviders?: ReadonlySet<string>;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The simulator's backfill: time answers by the delay they declare (src/harness/families/json-rpc/client.ts). */
+  readonly virtualLatency?: boolean;
   /** Progress hook: one call per finished cell of a cell-based probe, per benchmark. */
   readonly onCell?: (benchmark: string, cell: CellReport, done: number, total: number) => void;
   readonly semaphores: Map<string, Semaphore>;

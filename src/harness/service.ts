@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
 import { HARNESS_CYCLE_METRIC } from '../core/family.ts';
 import { REGION_LABEL } from '../core/metric-names.ts';
@@ -35,6 +36,11 @@ export interface HarnessOptions {
   readonly onCell?: (benchmark: string, cell: CellReport, done: number, total: number) => void;
   /** The providers are the simulator's: every sample is stored with origin="simulated". */
   readonly simulated?: boolean;
+  /**
+   * The simulator's backfill: answers come at once and say how long they would have taken (only the
+   * clock is simulated). Never set against real providers.
+   */
+  readonly virtualLatency?: boolean;
 }
 
 export interface Harness {
@@ -100,6 +106,7 @@ export function startHarness(opts: HarnessOptions): Harness {
     ...(opts.onlyProviders ? { onlyProviders: new Set(opts.onlyProviders) } : {}),
     ...(opts.sleep ? { sleep: opts.sleep } : {}),
     ...(opts.onCell ? { onCell: opts.onCell } : {}),
+    ...(opts.virtualLatency ? { virtualLatency: true } : {}),
     ...extraLabels(opts),
     semaphores: new Map(),
     notConfiguredLogged: new Set(),
@@ -140,8 +147,11 @@ export function startHarness(opts: HarnessOptions): Harness {
 
   async function probe(run: FamilyRun, at: number): Promise<ProbeReports> {
     const cadence = durationMs(run.family.cadence);
-    const deadline = opts.harnessConfig.cycleDeadlineMs ?? Math.max(cadence / 2, cadence - 60_000);
+    const deadline =
+      opts.harnessConfig.cycleDeadlineMs ?? run.family.deadlineMs ?? Math.max(cadence / 2, cadence - 60_000);
     const ctl = new AbortController();
+    // A family's probe may wait on the signal once per request in flight (json-rpc: one per series).
+    setMaxListeners(0, ctl.signal);
     active.add(ctl);
     const timer = clock.setTimeout(() => ctl.abort('deadline'), deadline);
     const ends = run.specs.map((s) => metrics.cycleDuration.startTimer({ benchmark: s.slug }));
@@ -152,6 +162,7 @@ export function startHarness(opts: HarnessOptions): Harness {
         benchmarks: run.specs,
         at,
         signal: ctl.signal,
+        clock,
         write: (samples) => writeCycle(rt, slugs, at, samples),
       });
       for (const report of reports.values()) {

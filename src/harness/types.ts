@@ -75,6 +75,8 @@ export const silentLog: HarnessLog = () => {};
 /** Injected so tests and the demo backfill can drive time. */
 export interface Clock {
   now(): number;
+  /** Clock ms per real ms (a demo clock runs faster); 1 when absent. */
+  readonly rate?: number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }

@@ -66,10 +66,10 @@ function rankings(stat: Stat, mode: DerivationMode): string {
   const union = stat.rankings.some((r) => r.unionCapture);
   const head = latest
     ? `<th>#</th><th class="l">Provider</th><th>${esc(stat.metric)} (${esc(u)})</th><th class="l">Compared with the leader</th><th>Last listing (UTC)</th><th>Raw data</th>`
-    : `<th>#</th><th class="l">Provider</th><th>p50 (${esc(u)})</th><th class="l">Compared with the leader</th><th>Mean (${esc(u)})</th>${union ? '<th>p50 vs union (%)</th>' : ''}<th>Probes OK (%)</th><th>Samples (count)</th><th>Raw data</th>`;
+    : `<th>#</th><th class="l">Provider</th><th>p50 (${esc(u)})</th><th class="l">Compared with the leader</th><th>p90 (${esc(u)})</th><th>p99 (${esc(u)})</th><th>Mean (${esc(u)})</th>${union ? '<th>p50 vs union (%)</th>' : ''}<th>Probes OK (%)</th><th>Samples (count)</th><th>Raw data</th>`;
   if (stat.rankings.length === 0) {
     const msg = stat.status === 'draft' ? 'Not measured yet.' : 'No measurements in the last 24 h.';
-    return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody><tr><td class="l muted" colspan="9">${msg}</td></tr></tbody></table></div>`;
+    return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody><tr><td class="l muted" colspan="11">${msg}</td></tr></tbody></table></div>`;
   }
   const rows = stat.rankings
     .map((r) => {
@@ -84,13 +84,20 @@ function rankings(stat: Stat, mode: DerivationMode): string {
       const unionCell = r.unionCapture && !alone ? esc(fmt(r.unionCapture.p50, 'pct')) : '–';
       const rest = latest
         ? `<td>${esc(r.lastSampleAt.slice(0, 16).replace('T', ' '))}</td>`
-        : `<td>${alone ? '–' : esc(fmt(r.ms.mean, stat.unit))}</td>${union ? `<td>${unionCell}</td>` : ''}<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
+        : `${[r.ms.p90, r.ms.p99, r.ms.mean].map((v) => `<td>${alone ? '–' : esc(fmt(v, stat.unit))}</td>`).join('')}${union ? `<td>${unionCell}</td>` : ''}<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
       return `<tr${off ? ' class="off"' : ''}><td>${r.rank ?? '–'}</td>${providerCell(stat, r)}${value}${barCell}${rest}${audit}</tr>`;
     })
     .join('\n');
   return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody>
 ${rows}
 </tbody></table></div>`;
+}
+
+/** One matrix per dimension of the columns (chain, region, method), in the order they come. */
+function matrices(stat: Stat, columns: readonly MatrixColumn[]): string {
+  const byDim = new Map<string, MatrixColumn[]>();
+  for (const c of columns) byDim.set(c.dimension, [...(byDim.get(c.dimension) ?? []), c]);
+  return [...byDim.values()].map((cols) => matrix(stat, cols)).join('\n');
 }
 
 /** Chain × provider: each provider's p50 on each value, the best per value marked. */
@@ -121,7 +128,7 @@ function matrix(stat: Stat, columns: readonly MatrixColumn[]): string {
     .join('\n');
   return `<h2 id="matrix">By ${esc(dim)}: ${esc(stat.metric.toLowerCase())}, p50 (${esc(u)})</h2>
 <p class="muted small">★ best on each ${esc(dim)}; – not measured there (left out, never counted as zero), or measured alone (no comparison).</p>
-<div class="wrap" data-testid="matrix"><table><thead><tr>${head}</tr></thead><tbody>
+<div class="wrap" data-testid="matrix" data-dimension="${esc(dim)}"><table><thead><tr>${head}</tr></thead><tbody>
 ${body}
 </tbody></table></div>`;
 }
@@ -144,6 +151,14 @@ function filterChips(stat: Stat, pagePath: string): string {
     .join('\n');
 }
 
+/** The benchmark's own unresponsive rule, as its methodology states it (one rule, written once). */
+function unresponsiveRule(stat: Stat): string {
+  const line = stat.methodology.find((m) => m.startsWith('Unresponsive:'));
+  return line
+    ? line.replace(/^Unresponsive:\s*/, '')
+    : `${UNRESPONSIVE_AFTER} consecutive cycles in which at least half of the provider's probes got a 5xx, until a cycle that is not.`;
+}
+
 /** Notes that explain, in place, the markers a row can carry and the view's status. */
 function notes(stat: Stat): string {
   const out: string[] = [];
@@ -160,7 +175,7 @@ function notes(stat: Stat): string {
   }
   if (stat.rankings.some((r) => r.unresponsive)) {
     out.push(
-      `<p class="muted"><strong>Unresponsive:</strong> ${UNRESPONSIVE_AFTER} consecutive cycles in which at least half of the provider's probes got a 5xx; kept as a row, never ranked, until a cycle that is not.</p>`,
+      `<p class="muted"><strong>Unresponsive:</strong> ${esc(unresponsiveRule(stat))} Kept as a row, never ranked.</p>`,
     );
   }
   return out.length ? `<div class="notes">${out.join('\n')}</div>` : '';
@@ -217,7 +232,7 @@ export function benchmarkPage(input: BenchmarkPageInput): string {
     : `<div class="card hero">
 <div><p class="value" data-testid="value">${esc(fmt(stat.value, stat.unit))}<small>${esc(stat.metric.toLowerCase())}</small></p>
 <p data-testid="headline">${esc(stat.headline)}</p>${leaderLine}</div>
-<figure style="margin:0">${inlineSparkline(stat, 560, 120)}<figcaption class="muted small">Leader over the last 24 h, up means better; labels are its lowest and highest values.</figcaption></figure>
+<figure style="margin:0">${inlineSparkline(stat, 560, 120)}<figcaption class="muted small">Leader over the last 24 h, up means better${stat.higherIsBetter ? '' : ' (lower is better: the axis is inverted)'}; labels are its lowest and highest values.</figcaption></figure>
 </div>`;
   const snapshot = day
     ? `<a href="/api/citable/${esc(day)}">Day snapshot ${esc(day)}</a>`
@@ -231,7 +246,7 @@ ${hero}
 <h2>Rankings${filterNote(stat)}</h2>
 ${rankings(stat, input.mode)}
 ${notes(stat)}
-${matrix(stat, input.matrix ?? [])}
+${matrices(stat, input.matrix ?? [])}
 ${compareLinks(stat)}
 ${citeBox(stat, dated)}
 <h2>Data and image</h2>

@@ -133,16 +133,25 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
     hidden,
   );
 
-  /** The label dimension a matrix is drawn for (chain × provider), with its values. */
+  /**
+   * The label dimensions matrices are drawn for (chain × provider, region × provider, method ×
+   * provider), each with its values: declared ones, or for a data-valued dimension (region) the
+   * values this benchmark's own samples carry.
+   */
   const matrixKeys = (slug: string): Array<readonly [string, Filters | null, string, string, string]> => {
     const spec = pub.spec(slug);
     if (!spec) return [];
+    const out: Array<readonly [string, Filters | null, string, string, string]> = [];
     for (const [dim, d] of Object.entries(spec.dimensions)) {
-      // A label dimension with declared values (region's come from the data: no fixed columns).
-      if (d?.appliesTo !== 'label' || d.values.length === 0) continue;
-      return d.values.map((v) => [slug, { [dim]: v.value } as Filters, dim, v.value, v.label] as const);
+      if (d?.appliesTo !== 'label') continue;
+      const values = d.fromData
+        ? (pub.dimensionValues?.(slug, dim) ?? []).map((v) => ({ value: v, label: v }))
+        : d.values;
+      // One value is the whole view: a matrix of one column says nothing the rankings do not.
+      if (values.length < 2) continue;
+      for (const v of values) out.push([slug, { [dim]: v.value } as Filters, dim, v.value, v.label] as const);
     }
-    return [];
+    return out;
   };
 
   openRoute(

@@ -1,7 +1,7 @@
 import type { ChainBests, Filters, Stat } from '../core/api-schemas.ts';
 import { chainBests } from '../core/chain-bests.ts';
 import { latestRows, type RankedRow, rankRows, type WindowRowExtras, windowRows } from '../core/rows.ts';
-import { matchesAll, type Sample } from '../core/samples.ts';
+import { eq, matchesAll, type Sample } from '../core/samples.ts';
 import { selection, WINDOW_MS } from '../core/selection.ts';
 import { carryForward, evaluateSeries, SERIES_GRIDS, seriesGrid } from '../core/series.ts';
 import type { BenchmarkSpec, ProviderEntry } from '../core/spec-schema.ts';
@@ -151,7 +151,14 @@ async function computeStatNow(
       const readExtras = familyOf(spec).windowExtras;
       const [values, probes, extrasOf] = await Promise.all([
         store.select({ metric: d.metric, matchers, after: seriesFrom, until: evalTime }),
-        store.select({ metric: d.probeMetric, ...win }),
+        store.select({
+          metric: d.probeMetric,
+          ...win,
+          matchers: [
+            ...matchers,
+            ...Object.entries(d.probeMatch ?? {}).map(([name, value]) => eq(name, value)),
+          ],
+        }),
         readExtras
           ? readExtras({ store, spec, providerMatcher, labelMatchers, windowStart, evalTime })
           : (): WindowRowExtras => ({}),

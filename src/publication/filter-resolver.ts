@@ -1,20 +1,44 @@
 import type { Filters } from '../core/api-schemas.ts';
-import { DIMENSION_NAMES } from '../core/spec-schema.ts';
+import { type BenchmarkSpec, DIMENSION_NAMES } from '../core/spec-schema.ts';
 import { specMetrics } from './compute.ts';
 import type { FilterResolution, PublicationContext } from './types.ts';
 
+/** Data-valued dimensions are read again at most this often while samples keep coming. */
+const RELOAD_MS = 200;
+
 /** Raw dimension query values checked against what each benchmark declares (or the data holds). */
 export class FilterResolver {
-  /** Label values seen in the store per data-valued dimension (region), refreshed on appends. */
+  /**
+   * Label values seen in the store per benchmark and data-valued dimension (region), refreshed on
+   * appends. Per benchmark: a region some other benchmark was measured from is not one of its own.
+   */
   private readonly seen = new Map<string, readonly string[]>();
   private seenLoad: Promise<void> | undefined;
   private seenStale = true;
 
+  private reloadTimer: ReturnType<typeof setTimeout> | undefined;
+
   constructor(private readonly ctx: Pick<PublicationContext, 'specs' | 'bySlug' | 'store'>) {}
 
-  /** New samples may carry new values: the next lookup reads them again. */
+  /**
+   * New samples may carry new values: they are read again soon (coalesced, at most one read per
+   * RELOAD_MS), not on the next lookup, which would answer from the old values first: a region
+   * a harness just started measuring from would be a 404 to the first reader.
+   */
   markStale(): void {
     this.seenStale = true;
+    if (this.reloadTimer !== undefined) return;
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = undefined;
+      if (this.seenStale) void this.loadDataValues();
+    }, RELOAD_MS);
+    this.reloadTimer.unref?.();
+  }
+
+  /** Stops the pending reload (the publication closes). */
+  close(): void {
+    if (this.reloadTimer !== undefined) clearTimeout(this.reloadTimer);
+    this.reloadTimer = undefined;
   }
 
   resolve(slug: string, raw: Readonly<Record<string, string | undefined>>): FilterResolution {
@@ -46,7 +70,7 @@ export class FilterResolver {
       }
       if (value === 'all') continue;
       // A dimension whose values come from the data (region) knows the values seen in the store.
-      const values = dim.fromData ? this.dataValues(d) : dim.values.map((v) => v.value);
+      const values = dim.fromData ? this.dataValues(slug, d) : dim.values.map((v) => v.value);
       const match = values.find((v) => v.toLowerCase() === value);
       if (match === undefined) {
         return {
@@ -62,9 +86,16 @@ export class FilterResolver {
     return { ok: true, filters: any ? filters : null };
   }
 
-  private dataValues(dim: string): readonly string[] {
+  /** A dimension's values as `resolve` accepts them (for a data-valued one: those known now). */
+  valuesOf(slug: string, dim: string): readonly string[] {
+    const d = this.ctx.bySlug.get(slug)?.dimensions[dim as keyof BenchmarkSpec['dimensions']];
+    if (!d) return [];
+    return d.fromData ? this.dataValues(slug, dim) : d.values.map((v) => v.value);
+  }
+
+  private dataValues(slug: string, dim: string): readonly string[] {
     if (this.seenStale) void this.loadDataValues();
-    return this.seen.get(dim) ?? [];
+    return this.seen.get(`${slug}\u0000${dim}`) ?? [];
   }
 
   /**
@@ -74,22 +105,37 @@ export class FilterResolver {
   loadDataValues(): Promise<void> {
     if (this.seenLoad) return this.seenLoad;
     this.seenStale = false;
-    const dims = new Map<string, Set<string>>();
-    for (const spec of this.ctx.specs) {
-      for (const [d, dim] of Object.entries(spec.dimensions)) if (dim?.fromData) dims.set(d, new Set());
-    }
+    const wanted = this.ctx.specs.filter((spec) => Object.values(spec.dimensions).some((d) => d?.fromData));
     this.seenLoad = (async () => {
-      if (dims.size === 0) return;
-      const metrics = [...new Set(this.ctx.specs.flatMap(specMetrics))];
-      for (const m of metrics) {
-        for (const s of await this.ctx.store.series(m)) {
-          for (const [d, set] of dims) {
-            const v = s.labels[d];
-            if (v !== undefined) set.add(v);
+      // Each metric's series are read once, whatever the number of benchmarks reading it.
+      const byMetric = new Map<string, Promise<Awaited<ReturnType<typeof this.ctx.store.series>>>>();
+      const seriesOf = (m: string) => {
+        let p = byMetric.get(m);
+        if (!p) {
+          p = this.ctx.store.series(m);
+          byMetric.set(m, p);
+        }
+        return p;
+      };
+      const next = new Map<string, readonly string[]>();
+      for (const spec of wanted) {
+        const dims = Object.entries(spec.dimensions).filter(([, dim]) => dim?.fromData);
+        const sets = new Map(dims.map(([d]) => [d, new Set<string>()]));
+        // A benchmark's values come from the metrics its own views read, never from another's.
+        for (const m of specMetrics(spec)) {
+          for (const s of await seriesOf(m)) {
+            for (const [d, set] of sets) {
+              const v = s.labels[d];
+              if (v !== undefined) set.add(v);
+            }
           }
         }
+        for (const [d, set] of sets) next.set(`${spec.slug}\u0000${d}`, [...set].sort());
       }
-      for (const [d, set] of dims) this.seen.set(d, [...set].sort());
+      this.seen.clear();
+      for (const [k, v] of next) this.seen.set(k, v);
+      // Samples that came while this read ran are read by the next one.
+      if (this.seenStale) queueMicrotask(() => this.markStale());
     })()
       .catch(() => {
         this.seenStale = true;

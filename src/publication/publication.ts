@@ -70,6 +70,8 @@ export class Publication implements PublicationApi {
     this.days = new DayFreezer({ ...ctx, liveIndex: () => this.views.citable() });
     this.fresh = new FreshnessTracker(ctx);
     this.filters = new FilterResolver(ctx);
+    // The regions already stored are known before the first request asks for one.
+    this.filters.markStale();
     const slugsOf = benchmarksOfMetrics(this.specs);
     this.unsubscribe = ctx.store.onAppend((metrics, minT, maxT) => {
       this.filters.markStale();
@@ -146,6 +148,10 @@ export class Publication implements PublicationApi {
 
   resolveFilters(slug: string, raw: Readonly<Record<string, string | undefined>>): FilterResolution {
     return this.filters.resolve(slug, raw);
+  }
+
+  dimensionValues(slug: string, dimension: string): readonly string[] {
+    return this.filters.valuesOf(slug, dimension);
   }
 
   /** Reads the values of data-valued dimensions (region) from the store; resolves once known. */
@@ -272,6 +278,7 @@ export class Publication implements PublicationApi {
   }
 
   close(): void {
+    this.filters.close();
     this.days.close();
     this.unsubscribe();
     this.dataset.close();

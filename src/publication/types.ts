@@ -45,6 +45,11 @@ export interface PublicationApi {
   spec(slug: string): BenchmarkSpec | undefined;
   /** Validates raw dimension query values against what the benchmark declares. */
   resolveFilters(slug: string, raw: Readonly<Record<string, string | undefined>>): FilterResolution;
+  /**
+   * The values of a benchmark's data-valued dimension (the regions its own samples carry), as
+   * resolveFilters accepts them; declared values for the others.
+   */
+  dimensionValues?(slug: string, dimension: string): readonly string[];
   /** The full record of /api/stat/{slug}; throws UnknownBenchmarkError for unknown slugs. */
   stat(slug: string, filters: Filters | null): Promise<Served<Stat>>;
   /** The live index of /api/citable. */

@@ -236,7 +236,7 @@ function sparkline(m: OgModel): OgNode {
   }
   const caption =
     coords.length >= 2
-      ? `LEADER · LAST 24 H${m.filterLabel ? ` · ${m.filterLabel.toUpperCase()}` : ''} · UP = BETTER${runs.some((r) => r.carried) ? ' · DASHED = NOT MEASURED' : ''}`
+      ? `LEADER · LAST 24 H${m.filterLabel ? ` · ${m.filterLabel.toUpperCase()}` : ''} · UP = BETTER${m.higherIsBetter ? '' : ' (LOWER IS BETTER)'}${runs.some((r) => r.carried) ? ' · DASHED = NOT MEASURED' : ''}`
       : 'NO 24 H SERIES YET';
   const labelNodes = labels.map((l) =>
     el(

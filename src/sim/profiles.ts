@@ -60,3 +60,79 @@ export function pickProviders(seed: number, slugs: readonly string[], n: number,
     .slice(0, n)
     .map((x) => x.s);
 }
+
+/**
+ * How one simulated JSON-RPC provider behaves in one region. The median is a per-provider base
+ * times a per-(provider, region) multiplier, so a provider fast in one region need not be fast in
+ * another, and every rate stays small enough that the simulated providers look like working ones.
+ */
+export interface RpcProfile {
+  /** Median of the latency body (ms). */
+  readonly medianMs: number;
+  /** Log-normal spread of the body around the median. */
+  readonly sigma: number;
+  /** Share of requests in the tail (2–5× a body draw). */
+  readonly tailRate: number;
+  /** Share of requests that stall past the probe's 10 s timeout. */
+  readonly stallRate: number;
+  readonly http5xxRate: number;
+  readonly http429Rate: number;
+  /** Share of calls answered HTTP 200 with a JSON-RPC `error`. */
+  readonly rpcErrorRate: number;
+  /** Typical head lag in blocks. */
+  readonly headLag: number;
+  /** Share of requests whose lag is one block off the typical one (staying within 0–3). */
+  readonly lagJitterRate: number;
+  /** Share of balance/call/logs answers that are wrong. */
+  readonly wrongRate: number;
+  /** Share of `latest` blocks served with a hash that is not the canonical one. */
+  readonly nonCanonicalRate: number;
+}
+
+/** Ranges every RPC provider draws from, in every region; the issue bounds the median to ~15–150 ms. */
+export const RPC_PROFILE_RANGES = {
+  baseMedianMs: [25, 75],
+  regionFactor: [0.6, 2],
+  sigma: [0.1, 0.35],
+  tailRate: [0.01, 0.05],
+  tailFactor: [2, 5],
+  stallRate: [0.0005, 0.003],
+  stallMs: 15_000,
+  http5xxRate: [0.001, 0.01],
+  http429Rate: [0.0005, 0.005],
+  rpcErrorRate: [0.001, 0.008],
+  headLag: [0, 3],
+  lagJitterRate: [0, 0.2],
+  wrongRate: [0.0005, 0.005],
+  nonCanonicalRate: [0.0003, 0.003],
+} as const;
+
+function drawIn(
+  seed: number,
+  slug: string,
+  region: string,
+  salt: number,
+  [lo, hi]: readonly [number, number],
+): number {
+  return lo + (hi - lo) * unit(hashInts(seed, hashString(slug), hashString(region), salt));
+}
+
+export function rpcProfile(seed: number, slug: string, region: string): RpcProfile {
+  const r = RPC_PROFILE_RANGES;
+  // Salts from 100 on: the region-free base must not reuse a draw of providerProfile (salts 1–4).
+  const base = draw(seed, slug, 100, r.baseMedianMs);
+  const at = (salt: number, range: readonly [number, number]) => drawIn(seed, slug, region, salt, range);
+  return {
+    medianMs: base * at(101, r.regionFactor),
+    sigma: at(102, r.sigma),
+    tailRate: at(103, r.tailRate),
+    stallRate: at(104, r.stallRate),
+    http5xxRate: at(105, r.http5xxRate),
+    http429Rate: at(106, r.http429Rate),
+    rpcErrorRate: at(107, r.rpcErrorRate),
+    headLag: Math.min(r.headLag[1], Math.floor(at(108, [r.headLag[0], r.headLag[1] + 1]))),
+    lagJitterRate: at(109, r.lagJitterRate),
+    wrongRate: at(110, r.wrongRate),
+    nonCanonicalRate: at(111, r.nonCanonicalRate),
+  };
+}

@@ -253,6 +253,33 @@ export function goldenRequests(): GoldenRequest[] {
     { method: 'HEAD', path: '/api/nope' },
     { method: 'POST', path: `/api/stat/${NET}` },
   );
+
+  // The json-rpc family (issue 22): regions from its own data, methods, head lag, audit, pages.
+  const RPC = 'rpc-latency';
+  const LAG = 'rpc-head-lag';
+  for (const q of [
+    '',
+    '?region=us-east',
+    '?region=eu-west&kind=logs',
+    '?chain=bsc',
+    '?kind=block',
+    '?region=mars',
+  ])
+    rows.push(get(`/api/stat/${RPC}${q}`));
+  for (const q of ['', '?region=ap-southeast', '?chain=base', '?kind=block'])
+    rows.push(get(`/api/stat/${LAG}${q}`));
+  for (const q of [
+    `${RPC}/alchemy`,
+    `${RPC}/tenderly?window=24h&region=us-east`,
+    `${LAG}/publicnode?window=24h`,
+  ])
+    rows.push(get(`/api/audit/${q}`));
+  rows.push(
+    get('/api/compare/alchemy/infura'),
+    get(`/api/series/${RPC}?range=24h&region=eu-west`),
+    get(`/benchmarks/${RPC}`),
+    get(`/benchmarks/${LAG}?region=us-east`),
+  );
   return rows;
 }
 
@@ -289,6 +316,8 @@ export async function startGoldenDemo(opts: { benchmarksDir?: string } = {}): Pr
     seed: GOLDEN_SEED,
     days: 3,
     now: GOLDEN_NOW,
+    // One hour of the json-rpc family's slots (the demo's six would add half a minute to every run).
+    rpcBackfillMs: 3_600_000,
   });
   await demo.stop();
   await service.publication.freezeClosedDays();

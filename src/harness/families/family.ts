@@ -6,6 +6,7 @@ import type { BenchmarkSpec } from '../../core/spec-schema.ts';
 import type { SampleStore } from '../../store/sample-store.ts';
 import type { CycleReport } from '../report.ts';
 import type { HarnessRuntime } from '../runtime.ts';
+import type { Clock } from '../types.ts';
 
 /**
  * One slot of a family's probe: it runs once over the union of the providers and cells of every
@@ -19,6 +20,8 @@ export interface ProbeRun {
   /** The aligned slot time, every sample's `t`. */
   readonly at: number;
   readonly signal: AbortSignal;
+  /** The harness's clock (a demo's runs faster than real time; `rate` says how much). */
+  readonly clock: Clock;
   /**
    * Stores the cycle's samples in one append, with a harness_cycle marker per benchmark (a cycle is
    * stored whole or not at all). Called once.
@@ -68,6 +71,8 @@ export type WindowExtrasReader = (
 export interface Family extends FamilyShape {
   /** Slot offset from the cadence's epoch-aligned slots, ms (0: on the hour marks). */
   readonly slotOffsetMs: number;
+  /** The cycle's deadline from its slot, ms, when the family needs its own (HARNESS_CYCLE_DEADLINE_MS wins). */
+  readonly deadlineMs?: number;
   /** Providers the family has an adapter for (one small module each under ./<family>/adapters). */
   readonly adapterProviders: readonly string[];
   probe(run: ProbeRun): Promise<ProbeReports>;

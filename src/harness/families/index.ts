@@ -2,6 +2,7 @@ import { registerFamilies } from '../../core/family.ts';
 import type { BenchmarkSpec } from '../../core/spec-schema.ts';
 import { chainListing } from './chain-listing/index.ts';
 import type { Family } from './family.ts';
+import { jsonRpc } from './json-rpc/index.ts';
 import { synthetic } from './synthetic/index.ts';
 import { tradeCapture } from './trade-capture/index.ts';
 
@@ -10,7 +11,7 @@ import { tradeCapture } from './trade-capture/index.ts';
  * benchmark of a family is a YAML file in benchmarks/. Importing this module registers their
  * shapes with the core (spec validation, stored metric names, origin probes).
  */
-export const FAMILY_LIST: readonly Family[] = [chainListing, tradeCapture, synthetic];
+export const FAMILY_LIST: readonly Family[] = [chainListing, tradeCapture, jsonRpc, synthetic];
 
 const byName = new Map(FAMILY_LIST.map((f) => [f.name, f]));
 registerFamilies(FAMILY_LIST);

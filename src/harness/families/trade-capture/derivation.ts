@@ -36,7 +36,7 @@ export async function tradeCaptureExtras(
       ...win,
     }),
   ]);
-  const unresponsive = unresponsiveProviders(cycle5xx);
+  const unresponsive = unresponsiveProviders(cycle5xx, spec.unresponsiveAfter);
   return (keep) => {
     const countAt = new Map<string, number>();
     const unionAt = new Map<string, number>();

@@ -1,0 +1,68 @@
+import type { MetricDeclaration } from '../../../core/family.ts';
+
+/** Metric names the json-rpc probe writes (Prometheus data model). */
+export const JSON_RPC_METRICS = {
+  /**
+   * {provider, chain, kind}: the probe's time from request write to last body byte, ms; a failed
+   * probe stores the timeout, so percentiles are the time to a correct answer, capped.
+   */
+  latencyMs: 'rpc_latency_ms',
+  /** {provider, chain, kind, reason?}: 1 for a correct answer, 0 with the failure's `reason`. */
+  probeOk: 'rpc_probe_ok',
+  /** {provider, chain}: best head's timestamp − the provider's `latest` block timestamp, ms. */
+  headLagMs: 'rpc_head_lag_ms',
+  /** {provider}: 1 when at least half of the provider's probes of the slot failed as down. */
+  slotDown: 'rpc_slot_down',
+} as const;
+
+/** The method probed: the `kind` label and dimension. */
+export const RPC_KINDS = ['block-number', 'balance', 'call', 'logs', 'block'] as const;
+export type RpcKind = (typeof RPC_KINDS)[number];
+
+/** Why a probe failed: a closed list of codes, never the provider's own words. */
+export const RPC_FAILURE_REASONS = [
+  'timeout',
+  'connect',
+  'tls',
+  'http_5xx',
+  'http_429',
+  'http_other',
+  'rpc_error',
+  'malformed',
+  'wrong_chain',
+  'wrong_result',
+  'not_canonical',
+] as const;
+export type RpcFailureReason = (typeof RPC_FAILURE_REASONS)[number];
+
+/** Failures that say the provider is down rather than wrong: they make a down slot. */
+export const DOWN_REASONS: ReadonlySet<RpcFailureReason> = new Set(['timeout', 'connect', 'tls', 'http_5xx']);
+
+/**
+ * Why a probe was not sent or not scored, on our side: it writes nothing and counts in
+ * harness_probes_skipped_total, never against the provider.
+ */
+export const RPC_SKIP_REASONS = ['deadline', 'event_loop_lag', 'no_reference', 'key_refused'] as const;
+export type RpcSkipReason = (typeof RPC_SKIP_REASONS)[number];
+
+const M = JSON_RPC_METRICS;
+const SERIES = ['provider', 'chain', 'kind'] as const;
+
+export const JSON_RPC_METRIC_DECLARATIONS: readonly MetricDeclaration[] = [
+  { name: M.latencyMs, labels: SERIES, help: 'Time to a correct answer (the timeout when failed), ms' },
+  {
+    name: M.probeOk,
+    labels: [...SERIES, 'reason'],
+    help: '1 for a correct answer; 0 with the failure reason',
+  },
+  {
+    name: M.headLagMs,
+    labels: ['provider', 'chain'],
+    help: 'Best head timestamp minus the provider latest block timestamp, ms',
+  },
+  {
+    name: M.slotDown,
+    labels: ['provider'],
+    help: '1 when at least half of the provider probes of the slot failed with timeout, connect, tls or 5xx',
+  },
+];

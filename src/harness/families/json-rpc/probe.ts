@@ -1,0 +1,258 @@
+import { performance } from 'node:perf_hooks';
+import type { Sample } from '../../../core/samples.ts';
+import type { BenchmarkSpec } from '../../../core/spec-schema.ts';
+import type { ProviderOutcome } from '../../report.ts';
+import type { HarnessRuntime } from '../../runtime.ts';
+import type { Clock } from '../../types.ts';
+import type { ProbeReports, ProbeRun } from '../family.ts';
+import { providerUnion } from '../union.ts';
+import { type BlockRef, checkAnswer, type ReferenceAnswers, requestOf } from './methods.ts';
+import {
+  DOWN_REASONS,
+  JSON_RPC_METRICS as M,
+  RPC_KINDS,
+  type RpcFailureReason,
+  type RpcKind,
+  type RpcSkipReason,
+} from './metrics.ts';
+import { referenceAnswers, referenceBlock } from './reference.ts';
+import { connectionOf, MAX_TIMER_LATENESS_MS, type Series, seriesOffset } from './series.ts';
+
+/** Chain ids of the chains the family can measure (the EVM chains of the reference tokens). */
+export const RPC_CHAIN_IDS: Readonly<Record<string, number>> = { ethereum: 1, bsc: 56, base: 8453 };
+
+/** What one series' probe came to: scored (ok or a failure), or skipped on our side. */
+type Outcome =
+  | { readonly series: Series; readonly ok: true; readonly ms: number; readonly block?: BlockRef }
+  | { readonly series: Series; readonly ok: false; readonly reason: RpcFailureReason }
+  | { readonly series: Series; readonly skipped: RpcSkipReason };
+
+const logged = new WeakMap<HarnessRuntime, Set<string>>();
+function logOnce(rt: HarnessRuntime, key: string, msg: string, fields: Record<string, string>): void {
+  let set = logged.get(rt);
+  if (!set) {
+    set = new Set();
+    logged.set(rt, set);
+  }
+  if (set.has(key)) return;
+  set.add(key);
+  rt.log('warn', msg, fields);
+}
+
+/** The kinds the family's benchmarks ask for: the `kind` dimension's values, else every method. */
+function kindsOf(benchmarks: readonly BenchmarkSpec[]): RpcKind[] {
+  const wanted = new Set<string>();
+  for (const b of benchmarks) for (const v of b.dimensions.kind?.values ?? []) wanted.add(v.value);
+  return RPC_KINDS.filter((k) => wanted.size === 0 || wanted.has(k) || k === 'block');
+}
+
+function waitUntil(clock: Clock, at: number, signal: AbortSignal): Promise<number> {
+  return new Promise((resolve) => {
+    const planned = performance.now();
+    const wait = Math.max(0, at - clock.now());
+    const h = clock.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      // Lateness in real ms: a demo clock's wait is `rate` times shorter than its span.
+      resolve(performance.now() - planned - wait / (clock.rate ?? 1));
+    }, wait);
+    const onAbort = () => {
+      clock.clearTimeout(h);
+      resolve(0);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * One slot of the json-rpc family in this harness's region: the reference node's answers per chain
+ * (untimed), then every series (provider × chain × method) at its own offset, then one append of
+ * every scored sample, stamped at the slot start so providers pair by exact timestamp.
+ */
+export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
+  const started = performance.now();
+  const { rt, benchmarks, at, signal, clock } = run;
+  const cfg = rt.config.rpc;
+  const region = rt.extraLabels?.region ?? '';
+  const counted = benchmarks.find((b) => b.derivation.metric === M.latencyMs) ?? benchmarks[0];
+  const bench = counted?.slug ?? '';
+  const kinds = kindsOf(benchmarks);
+  const providers = providerUnion(benchmarks).filter(
+    (p) => !rt.onlyProviders || rt.onlyProviders.has(p.slug),
+  );
+  const chains = new Set(providers.flatMap((p) => p.entries.flatMap((e) => e.chains ?? [])));
+  const refUrl = new Map<string, string>();
+  for (const chain of chains) {
+    const url = cfg.references.get(chain);
+    if (url && RPC_CHAIN_IDS[chain] !== undefined) refUrl.set(chain, url);
+    else
+      logOnce(
+        rt,
+        `ref|${chain}`,
+        `json-rpc: no reference node for ${chain} (REFERENCE_RPC_*): not measured`,
+        { chain },
+      );
+  }
+  const hexId = (chain: string) => `0x${(RPC_CHAIN_IDS[chain] ?? 0).toString(16)}`;
+  const tokenOf = (chain: string) => rt.tokens.find((t) => t.chain === chain)?.address ?? '';
+  const refs = new Map<string, Promise<ReferenceAnswers | null>>();
+  for (const [chain, url] of refUrl)
+    refs.set(chain, referenceAnswers(url, hexId(chain), tokenOf(chain), signal));
+
+  const series: Array<{ s: Series; url: string }> = [];
+  for (const p of providers) {
+    const endpoints = cfg.endpoints.get(p.slug);
+    const own = new Set(p.entries.flatMap((e) => e.chains ?? []));
+    for (const chain of own) {
+      if (!refUrl.has(chain)) continue;
+      const url = endpoints?.get(chain);
+      if (url === undefined) {
+        logOnce(
+          rt,
+          `cfg|${p.slug}|${chain}`,
+          `json-rpc: ${p.slug} on ${chain} not configured (no key or URL): skipped`,
+          {
+            provider: p.slug,
+            chain,
+          },
+        );
+        continue;
+      }
+      for (const kind of kinds) {
+        series.push({
+          s: { provider: p.slug, chain, kind, offsetMs: seriesOffset(p.slug, chain, kind) },
+          url,
+        });
+      }
+    }
+  }
+
+  const timeoutMs = rt.config.rpcTimeoutMs;
+  async function probeOne({ s, url }: { s: Series; url: string }): Promise<Outcome> {
+    // The backfill's clock is simulated: series do not wait for their offsets.
+    if (!rt.virtualLatency) {
+      const late = await waitUntil(clock, at + s.offsetMs, signal);
+      if (late > MAX_TIMER_LATENESS_MS) return { series: s, skipped: 'event_loop_lag' };
+    }
+    if (signal.aborted) return { series: s, skipped: 'deadline' };
+    const ref = await refs.get(s.chain);
+    if (!ref) return { series: s, skipped: 'no_reference' };
+    const req = requestOf(s.kind, tokenOf(s.chain), ref.pinned);
+    const conn = connectionOf(rt, s, url, hexId(s.chain));
+    const r = await conn.call(req.method, req.params, {
+      timeoutMs,
+      signal,
+      ...(rt.virtualLatency ? { virtualLatency: true } : {}),
+    });
+    if (signal.aborted) return { series: s, skipped: 'deadline' };
+    if (!r.ok)
+      return r.reason === 'key_refused'
+        ? { series: s, skipped: 'key_refused' }
+        : { series: s, ok: false, reason: r.reason };
+    const checked = checkAnswer(s.kind, r.result, ref);
+    if (!checked.ok) return { series: s, ok: false, reason: checked.reason };
+    if (checked.block) {
+      const canonical = await referenceBlock(refUrl.get(s.chain) ?? '', checked.block.number, signal);
+      if (!canonical) return { series: s, skipped: 'no_reference' };
+      if (canonical.hash !== checked.block.hash) return { series: s, ok: false, reason: 'not_canonical' };
+      return { series: s, ok: true, ms: r.ms, block: checked.block };
+    }
+    return { series: s, ok: true, ms: r.ms };
+  }
+
+  const outcomes = await Promise.all(series.map(probeOne));
+  const best = await bestHeads(refs, outcomes);
+  const samples = samplesOf(outcomes, best, at, timeoutMs);
+  const heads = Object.fromEntries([...best].map(([chain, b]) => [chain, b.timestampMs]));
+  for (const o of outcomes) {
+    if ('skipped' in o) rt.metrics.probesSkipped.inc({ benchmark: bench, region, reason: o.skipped });
+    else if (!o.ok)
+      rt.metrics.fetchErrors.inc({ benchmark: bench, provider: o.series.provider, error_type: o.reason });
+  }
+  const written = await run.write(samples);
+  const durationMs = performance.now() - started;
+  const byProvider: ProviderOutcome[] = providers.map((p) => {
+    const own = outcomes.filter((o) => o.series.provider === p.slug && !('skipped' in o));
+    const good = own.filter((o) => 'ok' in o && o.ok).length;
+    return {
+      provider: p.slug,
+      status: own.length === 0 ? 'not_configured' : good > 0 ? 'ok' : 'failed',
+      count: good,
+      durationMs,
+    };
+  });
+  return new Map(
+    benchmarks.map((b) => [
+      b.slug,
+      {
+        benchmark: b.slug,
+        at,
+        durationMs,
+        samplesWritten: written,
+        aborted: signal.aborted,
+        heads,
+        providers: byProvider.filter((o) => b.providers.some((p) => p.slug === o.provider)),
+      },
+    ]),
+  );
+}
+
+/** Per chain, the highest block any provider (verified canonical) or the reference returned. */
+async function bestHeads(
+  refs: ReadonlyMap<string, Promise<ReferenceAnswers | null>>,
+  outcomes: readonly Outcome[],
+): Promise<Map<string, BlockRef>> {
+  const best = new Map<string, BlockRef>();
+  const offer = (chain: string, b: BlockRef) => {
+    const cur = best.get(chain);
+    if (!cur || b.number > cur.number) best.set(chain, b);
+  };
+  for (const [chain, p] of refs) {
+    const ref = await p;
+    if (ref) offer(chain, ref.head);
+  }
+  for (const o of outcomes) if ('ok' in o && o.ok && o.block) offer(o.series.chain, o.block);
+  return best;
+}
+
+/**
+ * The slot's samples: each scored probe's latency (the timeout when it failed) and outcome; each
+ * correct `block` probe's head lag; each provider's down-slot marker.
+ */
+export function samplesOf(
+  outcomes: readonly Outcome[],
+  best: ReadonlyMap<string, BlockRef>,
+  t: number,
+  timeoutMs: number,
+): Sample[] {
+  const out: Sample[] = [];
+  const perProvider = new Map<string, { probes: number; down: number }>();
+  for (const o of outcomes) {
+    if ('skipped' in o) continue;
+    const { provider, chain, kind } = o.series;
+    const labels = { provider, chain, kind };
+    const tally = perProvider.get(provider) ?? { probes: 0, down: 0 };
+    tally.probes++;
+    if (o.ok) {
+      out.push({ metric: M.latencyMs, labels, t, v: o.ms });
+      out.push({ metric: M.probeOk, labels, t, v: 1 });
+      const head = best.get(chain);
+      if (o.block && head) {
+        out.push({
+          metric: M.headLagMs,
+          labels: { provider, chain },
+          t,
+          v: Math.max(0, head.timestampMs - o.block.timestampMs),
+        });
+      }
+    } else {
+      if (DOWN_REASONS.has(o.reason)) tally.down++;
+      out.push({ metric: M.latencyMs, labels, t, v: timeoutMs });
+      out.push({ metric: M.probeOk, labels: { ...labels, reason: o.reason }, t, v: 0 });
+    }
+    perProvider.set(provider, tally);
+  }
+  for (const [provider, { probes, down }] of perProvider) {
+    out.push({ metric: M.slotDown, labels: { provider }, t, v: down * 2 >= probes ? 1 : 0 });
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+import {
+  type BlockRef,
+  blockRef,
+  normalLogs,
+  PIN_DEPTH,
+  type ReferenceAnswers,
+  requestOf,
+} from './methods.ts';
+
+/** The reference node is ours: a generous bound, and a failure means no reference answer. */
+const REFERENCE_TIMEOUT_MS = 10_000;
+
+async function call(
+  url: string,
+  method: string,
+  params: readonly unknown[],
+  signal: AbortSignal,
+): Promise<unknown> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.any([signal, AbortSignal.timeout(REFERENCE_TIMEOUT_MS)]),
+  });
+  if (res.status !== 200) throw new Error(`reference answered HTTP ${res.status}`);
+  const env = (await res.json()) as { result?: unknown; error?: unknown };
+  if (env.error !== undefined && env.error !== null) throw new Error('reference answered an error');
+  return env.result;
+}
+
+/**
+ * The reference node's answers for one chain at the start of a slot (untimed): its head, the block
+ * PIN_DEPTH behind it, and the balance, call and logs every provider's answer must equal. Null when
+ * the node cannot give them (its chain id is wrong, it is down, or it has too few blocks): then the
+ * chain's probes of that slot are not scored.
+ */
+export async function referenceAnswers(
+  url: string,
+  chainIdHex: string,
+  token: string,
+  signal: AbortSignal,
+): Promise<ReferenceAnswers | null> {
+  try {
+    const chainId = await call(url, 'eth_chainId', [], signal);
+    if (typeof chainId !== 'string' || chainId.toLowerCase() !== chainIdHex) return null;
+    const head = blockRef(await call(url, 'eth_getBlockByNumber', ['latest', false], signal));
+    if (!head || head.number < PIN_DEPTH) return null;
+    const pinned = head.number - PIN_DEPTH;
+    const ask = (kind: 'balance' | 'call' | 'logs') => {
+      const r = requestOf(kind, token, pinned);
+      return call(url, r.method, r.params, signal);
+    };
+    const [balance, callResult, logs] = await Promise.all([ask('balance'), ask('call'), ask('logs')]);
+    const normal = normalLogs(logs);
+    if (typeof balance !== 'string' || typeof callResult !== 'string' || normal === null) return null;
+    return { head, pinned, balance, call: callResult, logs: normal };
+  } catch {
+    return null;
+  }
+}
+
+/** The reference's block of a number (to check a provider's `latest`), or null when it has none. */
+export async function referenceBlock(url: string, n: number, signal: AbortSignal): Promise<BlockRef | null> {
+  try {
+    return blockRef(await call(url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false], signal));
+  } catch {
+    return null;
+  }
+}

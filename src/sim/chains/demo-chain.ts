@@ -1,0 +1,205 @@
+import type { Hex } from 'viem';
+import type { Clock, HarnessLog } from '../../harness/types.ts';
+import type { AnvilNode } from './anvil.ts';
+import {
+  BLOCK_TIME_MS,
+  blockTransfers,
+  chainTokens,
+  HOLDERS,
+  sendCalls,
+  tokenSetupCalls,
+} from './history.ts';
+import { hexToNumber, type RpcClient, toQuantity } from './rpc.ts';
+
+export interface ChainHead {
+  readonly number: number;
+  readonly timestampMs: number;
+}
+
+export interface DemoChain {
+  readonly chain: string;
+  readonly chainId: number;
+  readonly node: AnvilNode;
+  /** Ms epoch of block 1 (the history's origin); block n has timestamp origin + (n-1)·12 s. */
+  readonly origin: number;
+  /** Mines, in order, every block of the history with timestamp ≤ t (ms) not mined yet. Idempotent, monotonic. */
+  buildTo(t: number): Promise<void>;
+  /** Newest mined block. */
+  head(): ChainHead;
+  /**
+   * Mines the blocks whose time has come as `clock` advances; when it falls behind by more than a
+   * block it mines one block at the clock's time instead of every missed one, so block times
+   * stretch and the head stays within one block of the clock. Returns a stop function.
+   */
+  follow(clock: Clock): () => void;
+  /** Stops anvil (it dumps its state when it has a state file). */
+  stop(): Promise<void>;
+}
+
+export interface DemoChainParts {
+  readonly chain: string;
+  readonly chainId: number;
+  readonly seed: number;
+  readonly origin: number;
+  readonly node: AnvilNode;
+  readonly rpc: RpcClient;
+  readonly head: ChainHead;
+  readonly nonces: Map<Hex, number>;
+  readonly log: HarnessLog;
+  /** Called once anvil has exited, with the head its dumped state holds. */
+  readonly onStopped?: (head: ChainHead) => Promise<void>;
+}
+
+interface RpcBlock {
+  readonly number: string;
+  readonly timestamp: string;
+  readonly transactions: readonly unknown[];
+}
+
+export async function readHead(rpc: RpcClient): Promise<ChainHead> {
+  const b = await rpc.call<RpcBlock>('eth_getBlockByNumber', ['latest', false]);
+  return { number: hexToNumber(b.number), timestampMs: hexToNumber(b.timestamp) * 1000 };
+}
+
+export async function readNonces(rpc: RpcClient): Promise<Map<Hex, number>> {
+  const counts = await rpc.batch(
+    HOLDERS.map((h) => ({ method: 'eth_getTransactionCount', params: [h, 'latest'] })),
+  );
+  return new Map(HOLDERS.map((h, i) => [h, hexToNumber(counts[i])]));
+}
+
+/** Puts the chain's reference tokens in place on a fresh node: must run before block 1. */
+export async function installTokens(rpc: RpcClient, chain: string): Promise<void> {
+  await rpc.batch(tokenSetupCalls(chain));
+}
+
+export function makeDemoChain(p: DemoChainParts): DemoChain {
+  const tokens = chainTokens(p.chain);
+  let head = p.head;
+  // One mining step at a time: buildTo, follow and stop share this chain of promises.
+  let queue: Promise<void> = Promise.resolve();
+  let broken: Error | null = null;
+  let stopped: Promise<void> | null = null;
+  const followers = new Set<() => void>();
+
+  const enqueue = (step: () => Promise<void>): Promise<void> => {
+    const run = queue.then(() => {
+      if (broken) throw broken;
+      return step();
+    });
+    queue = run.catch(() => {});
+    return run;
+  };
+
+  /** The newest block, mined but not yet checked: its check rides in the next block's batch. */
+  let unchecked: { readonly n: number; readonly txs: number; readonly timestampMs: number } | null = null;
+
+  const check = (block: RpcBlock | null, want: { n: number; txs: number; timestampMs: number }): void => {
+    const got = block
+      ? `${block.transactions.length} transactions at ${hexToNumber(block.timestamp)}`
+      : 'missing';
+    if (
+      !block ||
+      block.transactions.length !== want.txs ||
+      hexToNumber(block.timestamp) * 1000 !== want.timestampMs
+    )
+      throw new Error(`block ${want.n} is ${got}, expected ${want.txs} at ${want.timestampMs / 1000}`);
+  };
+  const blockCall = (n: number) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(n), false] });
+
+  /** Any failure leaves nonces and head out of step with the node: stop rather than build another history. */
+  const guarded = async (fn: () => Promise<void>): Promise<void> => {
+    try {
+      await fn();
+    } catch (e) {
+      broken = new Error(`demo chain ${p.chain}: ${(e as Error).message}`);
+      throw broken;
+    }
+  };
+
+  const mine = (timestampMs: number): Promise<void> =>
+    guarded(async () => {
+      const n = head.number + 1;
+      const transfers = blockTransfers(p.seed, p.chainId, n, tokens);
+      const calls = sendCalls(transfers, p.nonces);
+      const prior = unchecked;
+      // Two requests a block, not three: 3 × 7 h build in 14 s, not 20 (bench/chains-build.ts).
+      if (prior) calls.push(blockCall(prior.n));
+      const results = await p.rpc.batch(calls);
+      if (prior) check(results.at(-1) as RpcBlock | null, prior);
+      unchecked = null;
+      await p.rpc.call('evm_mine', [timestampMs / 1000]);
+      unchecked = { n, txs: transfers.length, timestampMs };
+      head = { number: n, timestampMs };
+    });
+
+  /** Checks the newest block before a step returns, so callers never see an unchecked head. */
+  const settle = (): Promise<void> =>
+    guarded(async () => {
+      const prior = unchecked;
+      if (!prior) return;
+      check(await p.rpc.call<RpcBlock | null>('eth_getBlockByNumber', [toQuantity(prior.n), false]), prior);
+      unchecked = null;
+    });
+
+  const buildTo = (t: number): Promise<void> =>
+    enqueue(async () => {
+      while (head.timestampMs + BLOCK_TIME_MS <= t) await mine(head.timestampMs + BLOCK_TIME_MS);
+      await settle();
+    });
+
+  const follow = (clock: Clock): (() => void) => {
+    let handle: unknown = null;
+    let active = true;
+    const step = async (): Promise<void> => {
+      const now = clock.now();
+      const due = head.timestampMs + BLOCK_TIME_MS;
+      if (now < due) return;
+      // Behind by a whole block or more (a fast DEMO_SPEED): one block now, not a burst of missed ones.
+      await mine(now - due >= BLOCK_TIME_MS ? Math.floor(now / 1000) * 1000 : due);
+      await settle();
+    };
+    const schedule = (): void => {
+      if (!active) return;
+      const wait = Math.max(0, head.timestampMs + BLOCK_TIME_MS - clock.now());
+      handle = clock.setTimeout(tick, wait);
+    };
+    const tick = (): void => {
+      handle = null;
+      if (!active) return;
+      enqueue(step).then(schedule, (e: Error) => {
+        p.log('error', 'demo chain stopped mining', { chain: p.chain, error: e.message });
+      });
+    };
+    const stop = (): void => {
+      active = false;
+      if (handle !== null) clock.clearTimeout(handle);
+      handle = null;
+      followers.delete(stop);
+    };
+    followers.add(stop);
+    schedule();
+    return stop;
+  };
+
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      for (const f of [...followers]) f();
+      await queue;
+      await p.node.stop();
+      if (!broken) await p.onStopped?.(head);
+    })();
+    return stopped;
+  };
+
+  return {
+    chain: p.chain,
+    chainId: p.chainId,
+    node: p.node,
+    origin: p.origin,
+    buildTo,
+    head: () => head,
+    follow,
+    stop,
+  };
+}

@@ -64,9 +64,19 @@ await runMain(async () => {
     `/api/sparkline/${slug}`,
     '/api/llm-context',
     `/benchmarks/${slug}`,
+    // The json-rpc benchmarks (issue 22): 1-minute data in three regions, the largest views.
+    ...(v.slugs.includes('rpc-latency')
+      ? [
+          '/api/stat/rpc-latency',
+          '/api/stat/rpc-latency?region=eu-west&kind=logs',
+          '/api/stat/rpc-head-lag',
+          '/api/audit/rpc-latency/alchemy',
+          '/benchmarks/rpc-latency',
+        ]
+      : []),
   ];
-  if (paths.length !== 12)
-    process.stderr.write(`note: ${paths.length} routes, not 12 (missing live values)\n`);
+  if (paths.length !== 17)
+    process.stderr.write(`note: ${paths.length} routes, not 17 (missing live values)\n`);
   const statusBefore: Record<string, number> = {};
   for (const p of paths) statusBefore[p] = (await capture(`${demo.base}${p}`)).status;
   const cyclesBefore = await harnessCycles(demo.base);

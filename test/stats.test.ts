@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { prng } from '../src/core/prng.ts';
-import { mean, quantile, round6 } from '../src/core/stats.ts';
+import { mean, quantile, quantileSorted, quantileUnsorted, round6 } from '../src/core/stats.ts';
 
 describe('quantile (linear interpolation between closest ranks)', () => {
   it('matches hand-computed values', () => {
@@ -38,5 +38,24 @@ describe('quantile (linear interpolation between closest ranks)', () => {
     expect(round6(95.83333333)).toBe(95.8333);
     expect(round6(263)).toBe(263);
     expect(round6(0)).toBe(0);
+  });
+});
+
+describe('quantileUnsorted (selection, no sort)', () => {
+  it('gives quantileSorted’s value to the last bit, with ties, any q and any order', () => {
+    let x = 12345;
+    const next = () => {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      return x / 2 ** 32;
+    };
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + Math.floor(next() * 200);
+      const values = Array.from({ length: n }, () => (next() < 0.3 ? 7 : Math.round(next() * 1000) / 10));
+      const sorted = [...values].sort((a, b) => a - b);
+      for (const q of [0, 0.01, 0.5, 0.9, 0.99, 1, next()]) {
+        expect(quantileUnsorted([...values], q)).toBe(quantileSorted(sorted, q));
+      }
+    }
+    expect(Number.isNaN(quantileUnsorted([], 0.5))).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import type { CompareRow, Stat } from '../core/api-schemas.ts';
 import { type CompareSide, compareRow } from '../core/compare.ts';
 import { DAY_MS } from '../core/dates.ts';
 import { isoTime } from '../core/format.ts';
-import { comparablePairs, pairKeyOf } from '../core/rows.ts';
+import { comparablePairs } from '../core/rows.ts';
 import { oneOf } from '../core/samples.ts';
 import { type BenchmarkSpec, DIMENSION_NAMES } from '../core/spec-schema.ts';
 import { quantileSorted, round6 } from '../core/stats.ts';
@@ -74,13 +74,12 @@ export async function compareRowFor(
     until: evalTime,
   });
   // With only the two providers' samples, a comparable pair is exactly one both were measured on.
-  const key = pairKeyOf(d.cellLabels);
   const shared = comparablePairs(samples, d.cellLabels);
   const va: number[] = [];
   const vb: number[] = [];
   let newest: number | null = null;
   for (const s of samples) {
-    if (!shared.has(key(s))) continue;
+    if (!shared.has(s)) continue;
     (s.labels.provider === a ? va : vb).push(s.v);
     newest = Math.max(newest ?? 0, s.t);
   }

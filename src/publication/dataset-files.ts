@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBAppender, DuckDBInstance } from '@duckdb/node-api';
@@ -38,6 +38,9 @@ export function sha256Hex(b: Uint8Array): string {
  * time. Bytes are deterministic: one thread, fixed row groups and compression, explicit order (two
  * writes of the same samples give identical files; tested).
  */
+/** The dataset writer's own DuckDB: one thread, so the bytes are the same on every write. */
+const DATASET_DUCKDB = { threads: '1' } as const;
+
 export function writeDatasetFiles(samples: readonly Sample[]): Promise<DatasetFiles> {
   return writeDatasetFilesFrom([samples]);
 }
@@ -55,7 +58,7 @@ export function writeDatasetFiles(samples: readonly Sample[]): Promise<DatasetFi
 export async function writeDatasetFilesFrom(
   batches: AsyncIterable<readonly Sample[]> | Iterable<readonly Sample[]>,
 ): Promise<DatasetFiles> {
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const instance = await DuckDBInstance.create(':memory:', DATASET_DUCKDB);
   const dir = await mkdtemp(join(tmpdir(), 'citebench-dataset-'));
   try {
     const conn = await instance.connect();
@@ -123,6 +126,34 @@ export async function writeDatasetFilesFrom(
         csv,
         sha256: { parquet: sha256Hex(parquet), csv: sha256Hex(csv) },
       };
+    } finally {
+      conn.closeSync();
+    }
+  } finally {
+    instance.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A frozen day's CSV from its Parquet: the same rows, columns and order, so the same bytes as the
+ * CSV written beside it (the caller checks them against the day's recorded sha256). A day of
+ * 1-minute RPC samples is a ~90 MB CSV: stored in the samples database it needed a 128 MB block
+ * of the store's 256 MB and failed the freeze, so only the Parquet (~2 MB) is stored.
+ */
+export async function csvFromParquet(parquet: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
+  const instance = await DuckDBInstance.create(':memory:', DATASET_DUCKDB);
+  const dir = await mkdtemp(join(tmpdir(), 'citebench-dataset-'));
+  try {
+    const conn = await instance.connect();
+    try {
+      const parquetPath = join(dir, 'day.parquet');
+      const csvPath = join(dir, 'day.csv');
+      await writeFile(parquetPath, parquet);
+      await conn.run(
+        `COPY (SELECT * FROM read_parquet('${parquetPath}')) TO '${csvPath}' (FORMAT csv, HEADER true)`,
+      );
+      return new Uint8Array(await readFile(csvPath));
     } finally {
       conn.closeSync();
     }

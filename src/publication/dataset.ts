@@ -8,7 +8,10 @@ import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
 import { specMetrics } from './compute.ts';
-import { type DatasetFiles, writeDatasetFilesFrom } from './dataset-files.ts';
+
+const HOUR_MS = 3_600_000;
+
+import { csvFromParquet, type DatasetFiles, sha256Hex, writeDatasetFilesFrom } from './dataset-files.ts';
 
 export const DATASET_EXTENSIONS = ['parquet', 'csv'] as const;
 export type DatasetExtension = (typeof DATASET_EXTENSIONS)[number];
@@ -67,6 +70,7 @@ const isoDay = (start: number) => new Date(start).toISOString().slice(0, 10);
 export class DatasetPublisher {
   private readonly freezing = new Map<string, Promise<DayMeta>>();
   private readonly metas = new Map<string, DayMeta>();
+  private csvCache: { readonly day: string; readonly file: DatasetFile } | undefined;
   private today: { day: string; files: Promise<DatasetFiles> } | undefined;
   private readonly metrics: readonly string[];
   private readonly unsubscribe: () => void;
@@ -95,8 +99,20 @@ export class DatasetPublisher {
    * and cycle: 72,000 at 1,000 benchmarks).
    */
   async *samplesOf(start: number): AsyncGenerator<Sample[]> {
+    // An hour at a time: a day of one metric written every minute in three regions (rpc_latency_ms:
+    // 500k samples) read in one sorted query asked the store's DuckDB (memory_limit 256 MB) for a
+    // 128 MB block and failed the freeze. The files sort their rows themselves, so batches may come
+    // in any order.
+    const end = dayEnd(start);
     for (const metric of this.metrics) {
-      yield await this.deps.store.select({ metric, after: start - 1, until: dayEnd(start) });
+      for (let from = start - 1; from < end; from += HOUR_MS) {
+        const batch = await this.deps.store.select({
+          metric,
+          after: from,
+          until: Math.min(end, from + HOUR_MS),
+        });
+        if (batch.length > 0) yield batch;
+      }
     }
   }
 
@@ -164,7 +180,10 @@ export class DatasetPublisher {
       if (files.rows > 0) {
         const b64 = encoder.encode(Buffer.from(files.parquet).toString('base64'));
         await this.deps.store.putSnapshot(fileKey(day, 'parquet'), b64, etagOf(files.parquet));
-        await this.deps.store.putSnapshot(fileKey(day, 'csv'), files.csv, etagOf(files.csv));
+        // The CSV is not stored: it is derived from the Parquet when asked for (csvFromParquet).
+        if (sha256Hex(await csvFromParquet(files.parquet)) !== files.sha256.csv) {
+          throw new Error(`${day}: the CSV derived from the Parquet differs from the CSV written`);
+        }
       }
       const meta: DayMeta = { rows: files.rows, sha256: files.sha256.parquet, csvSha256: files.sha256.csv };
       const body = encoder.encode(canonicalJson(meta));
@@ -192,12 +211,25 @@ export class DatasetPublisher {
 
   private async frozenFile(day: string, ext: DatasetExtension): Promise<DatasetFile | null> {
     const stored = await this.deps.store.getSnapshot(fileKey(day, ext));
-    if (!stored) return null;
-    const body =
-      ext === 'parquet'
-        ? new Uint8Array(Buffer.from(decoder.decode(stored.body), 'base64'))
-        : (stored.body as Uint8Array<ArrayBuffer>);
-    return { body, etag: stored.etag, frozen: true };
+    // Days frozen before the CSV was derived keep their stored CSV.
+    if (stored && ext === 'csv')
+      return { body: stored.body as Uint8Array<ArrayBuffer>, etag: stored.etag, frozen: true };
+    const parquet = ext === 'csv' ? await this.deps.store.getSnapshot(fileKey(day, 'parquet')) : stored;
+    if (!parquet) return null;
+    const bytes = new Uint8Array(Buffer.from(decoder.decode(parquet.body), 'base64'));
+    if (ext === 'parquet') return { body: bytes, etag: parquet.etag, frozen: true };
+    const cached = this.csvCache;
+    if (cached?.day === day) return cached.file;
+    const body = await csvFromParquet(bytes);
+    const meta = await this.readMeta(day);
+    // Derived bytes are served only when they are the bytes the day froze (its recorded hash).
+    if (meta?.csvSha256 !== undefined && sha256Hex(body) !== meta.csvSha256) {
+      throw new Error(`${day}: the CSV derived from the frozen Parquet does not match its recorded sha256`);
+    }
+    const file = { body, etag: etagOf(body), frozen: true };
+    // One day's CSV kept: a download is often followed by its HEAD or a retry, not by every day.
+    this.csvCache = { day, file };
+    return file;
   }
 
   /** GET /api/dataset/{day}.{ext}. */

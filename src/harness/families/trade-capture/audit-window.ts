@@ -62,7 +62,7 @@ export async function windowAuditEntries(
         cellUnion: union.get(k) ?? null,
         capturePct: count === null || cellMax === null ? null : publishedPct(count, cellMax),
         probeOk: s.v >= 1,
-        comparable: comparable.has(k),
+        comparable: comparable.has(s),
       };
     })
     .sort(

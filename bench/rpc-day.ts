@@ -67,17 +67,36 @@ try {
           s.kind === 'block'
             ? { number: headNumber - lag, hash: '0x', timestampMs: at - lag * 12_000 }
             : undefined;
-        return { series: full, ok: true as const, ms: Math.round(ms * 1000) / 1000, ...(block ? { block } : {}) };
+        return {
+          series: full,
+          ok: true as const,
+          ms: Math.round(ms * 1000) / 1000,
+          ...(block ? { block } : {}),
+        };
       });
-      const samples = samplesOf(outcomes, new Map([['ethereum', best], ['bsc', best], ['base', best]]), at, 10_000);
-      for (const spec of rpcSpecs) samples.push({ metric: HARNESS_CYCLE_METRIC, labels: { benchmark: spec.slug }, t: at, v: 1 });
-      written += await store.append(samples.map((s) => ({ ...s, labels: { ...s.labels, region, origin: 'simulated' } })));
+      const samples = samplesOf(
+        outcomes,
+        new Map([
+          ['ethereum', best],
+          ['bsc', best],
+          ['base', best],
+        ]),
+        at,
+        10_000,
+      );
+      for (const spec of rpcSpecs)
+        samples.push({ metric: HARNESS_CYCLE_METRIC, labels: { benchmark: spec.slug }, t: at, v: 1 });
+      written += await store.append(
+        samples.map((s) => ({ ...s, labels: { ...s.labels, region, origin: 'simulated' } })),
+      );
     }
   }
   const writeS = (performance.now() - t0) / 1000;
   await store.close();
   const after = statSync(dbPath).size;
-  console.log(`samples: ${written.toLocaleString('en-US')} in ${1440 * REGIONS.length} appends (${writeS.toFixed(1)} s)`);
+  console.log(
+    `samples: ${written.toLocaleString('en-US')} in ${1440 * REGIONS.length} appends (${writeS.toFixed(1)} s)`,
+  );
   console.log(`DuckDB growth for the day: ${((after - before) / MB).toFixed(1)} MB (target ≤ 60 MB)`);
 
   // The day is closed: evaluate at the next day's first minute, as a live service would.

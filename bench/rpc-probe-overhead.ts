@@ -60,7 +60,8 @@ for (const kind of RPC_KINDS) {
     }
   }
   conn.close();
-  const cell = (p: number) => `${q(base, p).toFixed(3)} / ${q(ours, p).toFixed(3)} / ${(q(ours, p) - q(base, p)).toFixed(3)}`;
+  const cell = (p: number) =>
+    `${q(base, p).toFixed(3)} / ${q(ours, p).toFixed(3)} / ${(q(ours, p) - q(base, p)).toFixed(3)}`;
   rows.push(`| ${kind} | ${cell(0.5)} | ${cell(0.9)} | ${cell(0.99)} |`);
 }
 agent.destroy();

@@ -99,7 +99,7 @@ export class DatasetPublisher {
    * and cycle: 72,000 at 1,000 benchmarks).
    */
   async *samplesOf(start: number): AsyncGenerator<Sample[]> {
-    // An hour at a time: a day of one metric written every minute in three regions (rpc_latency_ms:
+    // An hour at a time: a day of one metric written every minute in three regions (the RPC latency:
     // 500k samples) read in one sorted query asked the store's DuckDB (memory_limit 256 MB) for a
     // 128 MB block and failed the freeze. The files sort their rows themselves, so batches may come
     // in any order.

@@ -5,7 +5,7 @@ import { loadHarnessConfig } from '../harness/config.ts';
 import { providerUnion } from '../harness/families/union.ts';
 import type { CycleReport } from '../harness/report.ts';
 import { referenceVar, rpcUrlVar } from '../harness/rpc-config.ts';
-import { type Harness, lastCycle, startHarness } from '../harness/service.ts';
+import { type Harness, type HarnessOptions, lastCycle, startHarness } from '../harness/service.ts';
 import type { Clock, HarnessLog } from '../harness/types.ts';
 import { type DemoChain, startDemoChains } from '../sim/chains/index.ts';
 import { DEMO_REGIONS, type RpcSimulator, startRpcSimulator } from '../sim/rpc/index.ts';
@@ -126,15 +126,20 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
       region,
       config: loadHarnessConfig(regionEnv(opts.env ?? {}, region, opts.specs, chains, s)),
     }));
-    const backfill = configs.map(({ config }) =>
+    /** One region's harness of the family, on the demo's store and metrics. */
+    const regionHarness = (config: (typeof configs)[number]['config'], extra: Partial<HarnessOptions>) =>
       startHarness({
         store: opts.store,
         specs: opts.specs,
         metrics: opts.metrics,
         harnessConfig: config,
         log,
-        autoStart: false,
         simulated: true,
+        ...extra,
+      });
+    const backfill = configs.map(({ config }) =>
+      regionHarness(config, {
+        autoStart: false,
         virtualLatency: true,
         ...(opts.onCycle ? { onCycle: opts.onCycle } : {}),
       }),
@@ -181,17 +186,7 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
         s.setVirtualLatency(false);
         stopFollow = chains.map((c) => c.follow(clock));
         for (const { config } of configs) {
-          harnesses.push(
-            startHarness({
-              store: opts.store,
-              specs: opts.specs,
-              metrics: opts.metrics,
-              harnessConfig: config,
-              log,
-              clock,
-              simulated: true,
-            }),
-          );
+          harnesses.push(regionHarness(config, { clock }));
         }
       },
       stop: stopAll,

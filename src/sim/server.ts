@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { type Fault, type FaultMix, type FaultSetting, faultLabel } from './faults.ts';
 import { handle, type SimData } from './handlers.ts';
 import { checkAuth, errorBody, SIM_API_KEYS } from './keys.ts';
+import { listenLoopback } from './listen.ts';
 import { buildListings } from './networks.ts';
 import { hashString, rng, unit } from './prng.ts';
 import { captureProfiles } from './profiles.ts';
@@ -264,17 +265,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     });
   });
   server.keepAliveTimeout = 30_000;
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  url = `http://127.0.0.1:${port}`;
+  url = await listenLoopback(server, sockets, opts.port);
   const baseUrls = Object.fromEntries(SIM_PROVIDERS.map((p) => [p, `${url}/${p}`]));
 
   return {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { listenLoopback } from '../listen.ts';
 import { hashInts, hashString, rng } from '../prng.ts';
 import { type RpcProfile, rpcProfile } from '../profiles.ts';
 import { answerCalls } from './answers.ts';
@@ -220,16 +221,7 @@ export async function startRpcSimulator(opts: RpcSimulatorOptions): Promise<RpcS
     });
   });
   server.keepAliveTimeout = 65_000;
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const addr = server.address();
-  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const url = await listenLoopback(server, sockets, opts.port);
 
   return {
     url,

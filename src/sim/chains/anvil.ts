@@ -59,6 +59,21 @@ const WATCHDOG = [
   'exec "$@"',
 ].join('\n');
 
+/**
+ * Blocks whose transactions and logs anvil keeps (`--transaction-block-keeper`): 9 h of 12 s
+ * blocks. The truth reader and the simulated providers read the last 7 h; anvil silently omits
+ * logs of older blocks, so the margin keeps a window that starts 7 h back whole while the head moves.
+ * Memory follows: anvil keeps each transaction's call trace (~70 % of its 10 KB in a state dump,
+ * no flag turns it off). 7 h of ethereum (10.8k swaps, 4.2k transfers) held 200 MB RSS once
+ * built, 437 MB resumed from its 142 MB state file (bsc: 140 / 255 MB; base: 152 / 313 MB).
+ */
+export const KEPT_BLOCKS = 2_700;
+/**
+ * Block 1 deploys the DEX (Router02 4.8M gas, five pairs 2.5M each: ~24M used, ~34M of
+ * fixed limits); anvil fills a block only up to this, so the default 30M would split the setup.
+ */
+export const BLOCK_GAS_LIMIT = 60_000_000;
+
 const LISTENING = /Listening on (?:127\.0\.0\.1|\[::1\]|localhost):(\d+)/;
 const STOP_GRACE_MS = 5_000;
 
@@ -67,7 +82,8 @@ function anvilArgs(opts: StartAnvilOptions): string[] {
   // States kept in memory: 24 covers every read the probes pin (10 behind the head, plus the
   // blocks mined while a slot's series run). Measured on 8,000 blocks of transfers: 64 states held
   // 235 MB, 24 held 141 MB; without pruning anvil writes every state to ~/.foundry (3.3 GB).
-  args.push('--prune-history', '24', '--transaction-block-keeper', '600');
+  args.push('--prune-history', '24', '--transaction-block-keeper', String(KEPT_BLOCKS));
+  args.push('--gas-limit', String(BLOCK_GAS_LIMIT));
   // Without --preserve-historical-states: a resumed node answers state queries only from its
   // load head on, but keeping the 64 states made each 7 h dump 29 MB (vs 7.3) and a resumed anvil
   // 170 MB RSS (vs 50), over the 150 MB budget.

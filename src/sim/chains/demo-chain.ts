@@ -1,15 +1,9 @@
 import type { Hex } from 'viem';
 import type { Clock, HarnessLog } from '../../harness/types.ts';
 import type { AnvilNode } from './anvil.ts';
-import {
-  BLOCK_TIME_MS,
-  blockTransfers,
-  chainTokens,
-  HOLDERS,
-  sendCalls,
-  tokenSetupCalls,
-} from './history.ts';
-import { hexToNumber, type RpcClient, toQuantity } from './rpc.ts';
+import { BLOCK_TIME_MS, type PlannedBlock, plannedBlock, tokenSetupCalls } from './history.ts';
+import { hexToNumber, type RpcCall, type RpcClient, toQuantity } from './rpc.ts';
+import { type PlannedTx, SENDERS, sendCalls } from './txs.ts';
 
 export interface ChainHead {
   readonly number: number;
@@ -56,6 +50,40 @@ interface RpcBlock {
   readonly transactions: readonly unknown[];
 }
 
+interface RpcReceipt {
+  readonly status: string;
+}
+
+interface Want {
+  readonly n: number;
+  /** One character a transaction, in block order: '1' success, '0' reverted. */
+  readonly statuses: string;
+  readonly timestampMs: number;
+}
+
+/** Every transaction succeeds but the swaps planned to revert. */
+function expectedStatuses(b: PlannedBlock): string {
+  const reverted = new Set<PlannedTx>(b.swaps.filter((s) => s.kind === 'reverted'));
+  return b.txs.map((t) => (reverted.has(t) ? '0' : '1')).join('');
+}
+
+/**
+ * A block must hold exactly the planned transactions at its timestamp, each with the planned
+ * outcome: an unexpected revert (a drained pool, a setup step out of gas) stops the build loudly
+ * instead of leaving a history without the trades the model promised.
+ */
+function checkBlock(block: RpcBlock | null, receipts: readonly RpcReceipt[] | null, want: Want): void {
+  const txs = want.statuses.length;
+  const got = block
+    ? `${block.transactions.length} transactions at ${hexToNumber(block.timestamp)}`
+    : 'missing';
+  if (!block || block.transactions.length !== txs || hexToNumber(block.timestamp) * 1000 !== want.timestampMs)
+    throw new Error(`block ${want.n} is ${got}, expected ${txs} at ${want.timestampMs / 1000}`);
+  const statuses = (receipts ?? []).map((r) => String(hexToNumber(r.status))).join('');
+  if (statuses !== want.statuses)
+    throw new Error(`block ${want.n} has statuses ${statuses || 'none'}, expected ${want.statuses}`);
+}
+
 export async function readHead(rpc: RpcClient): Promise<ChainHead> {
   const b = await rpc.call<RpcBlock>('eth_getBlockByNumber', ['latest', false]);
   return { number: hexToNumber(b.number), timestampMs: hexToNumber(b.timestamp) * 1000 };
@@ -63,18 +91,28 @@ export async function readHead(rpc: RpcClient): Promise<ChainHead> {
 
 export async function readNonces(rpc: RpcClient): Promise<Map<Hex, number>> {
   const counts = await rpc.batch(
-    HOLDERS.map((h) => ({ method: 'eth_getTransactionCount', params: [h, 'latest'] })),
+    SENDERS.map((h) => ({ method: 'eth_getTransactionCount', params: [h, 'latest'] })),
   );
-  return new Map(HOLDERS.map((h, i) => [h, hexToNumber(counts[i])]));
+  return new Map(SENDERS.map((h, i) => [h, hexToNumber(counts[i])]));
 }
 
-/** Puts the chain's reference tokens in place on a fresh node: must run before block 1. */
+/**
+ * Lets the history's senders send unsigned: anvil then neither signs nor recovers a sender, which
+ * halves its CPU on a swap-heavy build (3 × 7 h: anvil 21 → 13 CPU s, 26 → 15 s wall). The price:
+ * these transactions carry r = s = 0 and anvil's impersonation hash (keccak of the encoded
+ * transaction and the sender), still one hash per transaction and the same on every build.
+ * Runtime only (not in the state file): set on every start, fresh or resumed.
+ */
+export async function impersonateSenders(rpc: RpcClient): Promise<void> {
+  await rpc.batch(SENDERS.map((s) => ({ method: 'anvil_impersonateAccount', params: [s] })));
+}
+
+/** Puts the chain's reference and quote tokens in place on a fresh node: must run before block 1. */
 export async function installTokens(rpc: RpcClient, chain: string): Promise<void> {
   await rpc.batch(tokenSetupCalls(chain));
 }
 
 export function makeDemoChain(p: DemoChainParts): DemoChain {
-  const tokens = chainTokens(p.chain);
   let head = p.head;
   // One mining step at a time: buildTo, follow and stop share this chain of promises.
   let queue: Promise<void> = Promise.resolve();
@@ -92,21 +130,11 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
   };
 
   /** The newest block, mined but not yet checked: its check rides in the next block's batch. */
-  let unchecked: { readonly n: number; readonly txs: number; readonly timestampMs: number } | null = null;
-
-  const check = (block: RpcBlock | null, want: { n: number; txs: number; timestampMs: number }): void => {
-    const got = block
-      ? `${block.transactions.length} transactions at ${hexToNumber(block.timestamp)}`
-      : 'missing';
-    if (
-      !block ||
-      block.transactions.length !== want.txs ||
-      hexToNumber(block.timestamp) * 1000 !== want.timestampMs
-    )
-      throw new Error(`block ${want.n} is ${got}, expected ${want.txs} at ${want.timestampMs / 1000}`);
-  };
-  const blockCall = (n: number) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(n), false] });
-
+  let unchecked: Want | null = null;
+  const checkCalls = (n: number): RpcCall[] => [
+    { method: 'eth_getBlockByNumber', params: [toQuantity(n), false] },
+    { method: 'eth_getBlockReceipts', params: [toQuantity(n)] },
+  ];
   /** Any failure leaves nonces and head out of step with the node: stop rather than build another history. */
   const guarded = async (fn: () => Promise<void>): Promise<void> => {
     try {
@@ -120,16 +148,16 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
   const mine = (timestampMs: number): Promise<void> =>
     guarded(async () => {
       const n = head.number + 1;
-      const transfers = blockTransfers(p.seed, p.chainId, n, tokens);
-      const calls = sendCalls(transfers, p.nonces);
+      const planned = plannedBlock(p.seed, p.chain, p.chainId, n);
+      const calls = sendCalls(planned.txs, p.nonces);
       const prior = unchecked;
       // Two requests a block, not three: 3 × 7 h build in 14 s, not 20 (bench/chains-build.ts).
-      if (prior) calls.push(blockCall(prior.n));
+      if (prior) calls.push(...checkCalls(prior.n));
       const results = await p.rpc.batch(calls);
-      if (prior) check(results.at(-1) as RpcBlock | null, prior);
+      if (prior) checkBlock(results.at(-2) as RpcBlock | null, results.at(-1) as RpcReceipt[] | null, prior);
       unchecked = null;
       await p.rpc.call('evm_mine', [timestampMs / 1000]);
-      unchecked = { n, txs: transfers.length, timestampMs };
+      unchecked = { n, statuses: expectedStatuses(planned), timestampMs };
       head = { number: n, timestampMs };
     });
 
@@ -138,7 +166,8 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
     guarded(async () => {
       const prior = unchecked;
       if (!prior) return;
-      check(await p.rpc.call<RpcBlock | null>('eth_getBlockByNumber', [toQuantity(prior.n), false]), prior);
+      const [block, receipts] = await p.rpc.batch(checkCalls(prior.n));
+      checkBlock(block as RpcBlock | null, receipts as RpcReceipt[] | null, prior);
       unchecked = null;
     });
 

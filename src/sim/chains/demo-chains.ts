@@ -2,10 +2,18 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type HarnessLog, silentLog } from '../../harness/types.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
-import { type DemoChain, installTokens, makeDemoChain, readHead, readNonces } from './demo-chain.ts';
-import { BLOCK_TIME_MS, HOLDERS } from './history.ts';
+import {
+  type DemoChain,
+  impersonateSenders,
+  installTokens,
+  makeDemoChain,
+  readHead,
+  readNonces,
+} from './demo-chain.ts';
+import { BLOCK_TIME_MS, HISTORY_VERSION } from './history.ts';
 import { type ChainsMeta, MetaWriter, readMeta } from './meta.ts';
 import { RpcClient } from './rpc.ts';
+import { SENDERS } from './txs.ts';
 
 /** The demo's EVM chains: the EVM chains of REFERENCE_TOKENS (src/harness/tokens.ts). */
 export const DEMO_CHAINS: readonly { readonly chain: string; readonly chainId: number }[] = [
@@ -46,6 +54,7 @@ async function resume(chainId: number, stateFile: string, newest: number): Promi
       // A loaded state leaves anvil's clock at the wall time, which refuses evm_mine at the
       // history's (past) timestamps: set it back to the head's.
       await rpc.call('evm_setTime', [head.timestampMs / 1000]);
+      await impersonateSenders(rpc);
       return { node, rpc, head };
     }
     await node.stop();
@@ -67,6 +76,7 @@ async function fresh(chain: string, chainId: number, origin: number, stateFile?:
   const rpc = new RpcClient(node.url);
   try {
     await installTokens(rpc, chain);
+    await impersonateSenders(rpc);
   } catch (e) {
     await node.stop();
     throw e;
@@ -86,10 +96,10 @@ export async function startDemoChains(opts: StartDemoChainsOptions): Promise<Dem
   const dir = opts.stateDir;
   if (dir !== undefined) mkdirSync(dir, { recursive: true });
   const prior = dir !== undefined ? readMeta(dir) : null;
-  const same = prior !== null && prior.seed === opts.seed ? prior : null;
+  const same = prior?.seed === opts.seed && prior.history === HISTORY_VERSION ? prior : null;
   // Block timestamps are whole seconds: a whole-second origin keeps block n at origin + (n-1)·12 s.
   const origin = same?.origin ?? Math.floor(opts.origin / 1000) * 1000;
-  const meta: ChainsMeta = same ?? { seed: opts.seed, origin, chains: {} };
+  const meta: ChainsMeta = same ?? { seed: opts.seed, history: HISTORY_VERSION, origin, chains: {} };
   const writer = dir !== undefined ? new MetaWriter(dir, meta) : null;
 
   const open = async ({ chain, chainId }: { chain: string; chainId: number }): Promise<DemoChain> => {
@@ -100,6 +110,8 @@ export async function startDemoChains(opts: StartDemoChainsOptions): Promise<Dem
     if (stateFile !== undefined) {
       if (prior !== null && prior.seed !== opts.seed)
         why = `seed ${prior.seed} in meta.json, ${opts.seed} asked`;
+      else if (prior !== null && prior.history !== HISTORY_VERSION)
+        why = `history ${prior.history} in meta.json, ${HISTORY_VERSION} built`;
       else if (!existsSync(stateFile)) why = 'no state file';
       else if (entry?.chainId !== chainId) why = 'state file not recorded in meta.json';
       else {
@@ -123,7 +135,7 @@ export async function startDemoChains(opts: StartDemoChainsOptions): Promise<Dem
       });
     }
     const nonces =
-      opened.head.number === 0 ? new Map(HOLDERS.map((h) => [h, 0])) : await readNonces(opened.rpc);
+      opened.head.number === 0 ? new Map(SENDERS.map((h) => [h, 0])) : await readNonces(opened.rpc);
     return makeDemoChain({
       chain,
       chainId,

@@ -3,10 +3,13 @@ import { join } from 'node:path';
 
 /**
  * DATA_DIR/chains/meta.json: what the state files beside it hold. A state file is only trusted
- * when this file names the same seed and the head anvil loads from it; anything else is rebuilt.
+ * when this file names the same seed, the same history version and the head anvil loads from it;
+ * anything else is rebuilt.
  */
 export interface ChainsMeta {
   readonly seed: number;
+  /** HISTORY_VERSION of the code that built the states (0: written before versions existed). */
+  readonly history: number;
   /** Ms epoch of block 1: kept so a restart rebuilds the same history, whatever `origin` it is given. */
   readonly origin: number;
   readonly chains: Readonly<Record<string, { readonly chainId: number; readonly newest: number }>>;
@@ -24,7 +27,8 @@ export function readMeta(dir: string): ChainsMeta | null {
       !m.chains
     )
       return null;
-    return { seed: m.seed, origin: m.origin, chains: m.chains };
+    const history = typeof m.history === 'number' ? m.history : 0;
+    return { seed: m.seed, history, origin: m.origin, chains: m.chains };
   } catch {
     return null;
   }

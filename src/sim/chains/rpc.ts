@@ -1,7 +1,11 @@
+import { Agent, request } from 'node:http';
+
 /**
- * A bare JSON-RPC client for our own anvil nodes: plain fetch (undici keeps the connection alive),
- * no retries, every error thrown. Building 2,100 blocks a chain means ~4,000 requests, so it
- * skips viem's client layers and sends a block's transactions as one batch.
+ * A bare JSON-RPC client for our own anvil nodes: node:http on a keep-alive agent, no retries,
+ * every error thrown. Building 2,100 blocks a chain means ~4,200 requests, so it skips viem's
+ * client layers and sends a block's transactions as one batch. node:http, not fetch: fetch's
+ * web streams cost ~0.4 ms of CPU a request; node:http halved the Node side of a 3 × 7 h build
+ * (12.6k requests, 9.7 → 4.7 CPU s) on the 2-core machine, where it competes with three anvils.
  */
 
 export interface RpcCall {
@@ -34,14 +38,12 @@ export class RpcClient {
     const first = this.nextId;
     this.nextId += calls.length;
     const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: first + i, method: c.method, params: c.params }));
-    const res = await fetch(this.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(calls.length === 1 ? body[0] : body),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${calls[0]?.method}: HTTP ${res.status}`);
+    const { status, text } = await post(
+      this.url,
+      JSON.stringify(calls.length === 1 ? body[0] : body),
+      this.timeoutMs,
+    );
+    if (status < 200 || status > 299) throw new Error(`${calls[0]?.method}: HTTP ${status}`);
     const parsed = JSON.parse(text) as RpcReply | RpcReply[];
     const replies = Array.isArray(parsed) ? parsed : [parsed];
     const out: unknown[] = new Array(calls.length);
@@ -58,6 +60,33 @@ export class RpcClient {
       throw new Error(`${calls[0]?.method}: ${seen} replies for ${calls.length} calls`);
     return out;
   }
+}
+
+const agent = new Agent({ keepAlive: true });
+
+function post(url: string, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 export function hexToNumber(hex: unknown): number {

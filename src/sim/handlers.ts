@@ -1,7 +1,17 @@
 import type { Fault } from './faults.ts';
 import type { SimListings } from './networks.ts';
 import { hashString, hexFrom } from './prng.ts';
-import { after, decodePos, encodePos, type Pos, TokenStream, type TradeModel, takePage } from './trades.ts';
+import type { TradeSources } from './trade-source.ts';
+import {
+  after,
+  decodePos,
+  encodePos,
+  type Pos,
+  type RowSource,
+  TokenStream,
+  type TradeModel,
+  takePage,
+} from './trades.ts';
 
 export interface SimRequest {
   readonly provider: string;
@@ -25,6 +35,14 @@ export interface SimResponse {
 export interface SimData {
   readonly listings: SimListings;
   readonly model: TradeModel;
+  /** Demo chains read for windows in their retained history; absent: the model answers everything. */
+  readonly sources?: TradeSources;
+}
+
+function tradeRows(d: SimData, provider: string, chain: string, address: string, startMs: number): RowSource {
+  return (
+    d.sources?.rows(provider, chain, address, startMs) ?? new TokenStream(d.model, provider, chain, address)
+  );
 }
 
 const PLATFORMS = ['Photon', 'Axiom'];
@@ -94,6 +112,30 @@ export function handle(req: SimRequest, d: SimData): SimResponse {
   }
 }
 
+/**
+ * The chain a trades request reads (null for any other request), so the server can bring that
+ * chain's index up to date before the synchronous handle() answers.
+ */
+export function tradeChainOf(req: SimRequest): string | null {
+  const key = `${req.provider} ${req.method} ${req.path}`;
+  if (key === 'mobula GET /api/2/trades/filters')
+    return MOBULA_CHAIN[req.query.get('blockchain') ?? ''] ?? null;
+  if (key !== 'codex POST /graphql' && key !== 'bitquery POST /graphql') return null;
+  const body = (req.body ?? {}) as GraphqlBody;
+  const query = typeof body.query === 'string' ? body.query : '';
+  if (req.provider === 'codex') {
+    const q = (body.variables?.query ?? {}) as { networkId?: unknown };
+    return query.includes('getTokenEvents') ? (CODEX_CHAIN[Number(q.networkId)] ?? null) : null;
+  }
+  return bitqueryChain(query) ?? null;
+}
+
+function bitqueryChain(query: string): string | undefined {
+  if (/\bSolana\s*\(/.test(query)) return 'solana';
+  const net = /\bEVM\s*\([^)]*network:\s*(\w+)/.exec(query)?.[1];
+  return net ? BITQUERY_NET[net] : undefined;
+}
+
 function geckoterminal(req: SimRequest, list: SimListings['geckoterminal']): SimResponse {
   const page = Math.max(1, Number(req.query.get('page') ?? '1') || 1);
   const last = Math.max(1, Math.ceil(list.length / GT_PAGE));
@@ -152,7 +194,7 @@ function mobulaTrades(req: SimRequest, d: SimData): SimResponse {
   });
   if (req.fault?.kind === 'empty')
     return { status: 200, body: { data: [], pagination: pagination(0, null, false) } };
-  const stream = new TokenStream(d.model, 'mobula', chain, address);
+  const stream = tradeRows(d, 'mobula', chain, address, from);
   const { rows, more } = takePage(stream.rows(from, to + 1, start), limit);
   const lastRow = rows[rows.length - 1];
   let next = more && lastRow ? `${lastRow.ts}:${encodePos(lastRow.pos)}` : null;
@@ -206,7 +248,7 @@ function codex(req: SimRequest, d: SimData): SimResponse {
     start = after(p);
   }
   if (req.fault?.kind === 'empty') return gql({ getTokenEvents: { items: [], cursor: null } });
-  const stream = new TokenStream(d.model, 'codex', chain, q.address);
+  const stream = tradeRows(d, 'codex', chain, q.address, from * 1000);
   const { rows, more } = takePage(stream.rows(from * 1000, (to + 1) * 1000, start), limit);
   const lastRow = rows[rows.length - 1];
   let cursor = more && lastRow ? Buffer.from(encodePos(lastRow.pos)).toString('base64') : null;
@@ -227,10 +269,9 @@ function bitquery(req: SimRequest, d: SimData): SimResponse {
   const body = (req.body ?? {}) as GraphqlBody;
   const query = typeof body.query === 'string' ? body.query : '';
   const v = body.variables ?? {};
-  const solana = /\bSolana\s*\(/.test(query);
-  const evmNet = /\bEVM\s*\([^)]*network:\s*(\w+)/.exec(query)?.[1];
-  const chain = solana ? 'solana' : evmNet ? BITQUERY_NET[evmNet] : undefined;
+  const chain = bitqueryChain(query);
   if (!chain) return gqlError('Unknown dataset or network');
+  const solana = chain === 'solana';
   const cube = /\bDEXTradeByTokens\b/.test(query)
     ? 'DEXTradeByTokens'
     : /\bDEXTrades\b/.test(query)
@@ -252,7 +293,7 @@ function bitquery(req: SimRequest, d: SimData): SimResponse {
     return gqlError('Variable "$token", "$since" or "$before" missing');
   const rows: string[] = [];
   if (req.fault?.kind !== 'empty') {
-    const stream = new TokenStream(d.model, 'bitquery', chain, token);
+    const stream = tradeRows(d, 'bitquery', chain, token, since);
     const tx = solana ? 'Signature' : 'Hash';
     const dex = solana ? 'pump_amm' : 'uniswap_v3';
     for (const r of stream.rows(since, end)) {

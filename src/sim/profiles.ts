@@ -49,6 +49,58 @@ export function captureProfiles(
 }
 
 /**
+ * Faults of a provider's answers read from a demo chain's Swap logs (src/sim/chain-stream.ts), on
+ * top of the dropped txs its capture range already draws. Every draw is a pure function of (seed,
+ * provider, chain, token, row or window), so two runs answer the same; the rates are drawn here by
+ * one rule for every provider, like the capture ranges.
+ */
+export interface ChainFaultProfile {
+  /** Indexing lag (s): rows newer than the indexed head's time minus this are not served yet. */
+  readonly lagSec: number;
+  /** Share of rows that, ending a page, start the next page again (a duplicate across pages). */
+  readonly duplicateRate: number;
+  /** At most this many real rows from just before the window start, and as many after its end, per answer. */
+  readonly outOfWindowMax: number;
+  /** Share of rows followed by a row whose hash is on no chain. */
+  readonly phantomRate: number;
+}
+
+/** Ranges every provider draws its chain faults from (lag 0–120 s, as the issue asks). */
+export const CHAIN_FAULT_RANGES = {
+  lagSec: [0, 120],
+  duplicateRate: [0, 0.5],
+  outOfWindowMax: [0, 4],
+  phantomRate: [0, 0.02],
+} as const;
+
+/** Every chain fault off: the answer is exactly the chain's rows of the window (less capture drops). */
+export const NO_CHAIN_FAULTS: ChainFaultProfile = {
+  lagSec: 0,
+  duplicateRate: 0,
+  outOfWindowMax: 0,
+  phantomRate: 0,
+};
+
+export function chainFaultProfile(seed: number, slug: string): ChainFaultProfile {
+  const r = CHAIN_FAULT_RANGES;
+  // Salts from 200 on: providerProfile uses 1–4 and rpcProfile 100–111.
+  return {
+    lagSec: Math.floor(draw(seed, slug, 200, [r.lagSec[0], r.lagSec[1] + 1])),
+    duplicateRate: draw(seed, slug, 201, r.duplicateRate),
+    outOfWindowMax: Math.floor(draw(seed, slug, 202, [r.outOfWindowMax[0], r.outOfWindowMax[1] + 1])),
+    phantomRate: draw(seed, slug, 203, r.phantomRate),
+  };
+}
+
+/** Chain-fault profiles of the given providers for a seed. */
+export function chainFaultProfiles(
+  seed: number,
+  slugs: readonly string[],
+): Readonly<Record<string, ChainFaultProfile>> {
+  return Object.fromEntries(slugs.map((s) => [s, chainFaultProfile(seed, s)]));
+}
+
+/**
  * Picks `n` distinct providers from `slugs` for a seed (which provider suffers the demo's scripted
  * incidents), in a seed-stable order that does not depend on how `slugs` is ordered.
  */

@@ -1,13 +1,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { ChainTradeIndex } from './chain-trades.ts';
 import { type Fault, type FaultMix, type FaultSetting, faultLabel } from './faults.ts';
-import { handle, type SimData } from './handlers.ts';
+import { handle, type SimData, type SimRequest, tradeChainOf } from './handlers.ts';
 import { checkAuth, errorBody, SIM_API_KEYS } from './keys.ts';
 import { listenLoopback } from './listen.ts';
 import { buildListings } from './networks.ts';
-import { hashString, rng, unit } from './prng.ts';
-import { captureProfiles } from './profiles.ts';
-import type { TradeModel } from './trades.ts';
+import { rng } from './prng.ts';
+import { type ChainFaultProfile, captureProfiles, chainFaultProfiles } from './profiles.ts';
+import { demoChainIndex, TradeSources } from './trade-source.ts';
+import { defaultTradesPerHour, type TradeModel } from './trades.ts';
+
+export { defaultTradesPerHour };
 
 export const SIM_PROVIDERS = [
   'geckoterminal',
@@ -32,6 +36,13 @@ export interface SimulatorOptions {
   /** Mean distinct transactions per hour per token; a number applies to every token. */
   readonly tradesPerHour?: number | ((chain: string, address: string) => number);
   readonly capture?: Readonly<Record<string, readonly [number, number]>>;
+  /**
+   * Demo chains (src/sim/chains) whose Swap logs Mobula, Codex and Bitquery answer from, for
+   * windows inside the node's retained history. Omitted (tests, benches): the model answers all.
+   */
+  readonly chains?: readonly { readonly chain: string; readonly url: string }[];
+  /** Faults of the chain answers per provider; default drawn from the seed (chainFaultProfile). */
+  readonly chainFaults?: Readonly<Record<string, ChainFaultProfile>>;
 }
 
 export interface SimulatorStats {
@@ -55,14 +66,6 @@ export interface Simulator {
   setFaultMix(mix: FaultMix | null): void;
   stats(): SimulatorStats;
   close(): Promise<void>;
-}
-
-/** Default per-token rates: moderate and seed-stable, in the hundreds to low thousands per hour. */
-export function defaultTradesPerHour(seed: number): (chain: string, address: string) => number {
-  return (chain, address) => {
-    const u = unit(hashString(`${seed}|${chain}|${address.toLowerCase()}`));
-    return chain === 'stellar' ? 60 + Math.floor(u * 180) : 150 + Math.floor(u * 750);
-  };
 }
 
 function sleep(ms: number): Promise<void> {
@@ -89,7 +92,12 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     tradesPerHour: typeof tph === 'number' ? () => tph : tph,
     capture: opts.capture ?? captureProfiles(opts.seed, SIM_PROVIDERS),
   };
-  const data: SimData = { listings, model };
+  const indexes = new Map<string, ChainTradeIndex>(
+    (opts.chains ?? []).map((c) => [c.chain, demoChainIndex(c.chain, c.url)]),
+  );
+  const chainFaults = opts.chainFaults ?? chainFaultProfiles(opts.seed, SIM_PROVIDERS);
+  const sources = indexes.size > 0 ? new TradeSources(model, indexes, chainFaults) : undefined;
+  const data: SimData = { listings, model, ...(sources ? { sources } : {}) };
   const faults = new Map<string, { fault: Fault; remaining: number }>();
   for (const [p, f] of Object.entries(opts.faults ?? {})) setFault(p, f);
   let mix: { spec: FaultMix; draw: () => number } | null = null;
@@ -232,18 +240,22 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
         return send(res, 400, JSON.stringify(errorBody(provider, 400, 'Invalid JSON body')));
       }
     }
-    const out = handle(
-      {
-        provider,
-        method: req.method ?? 'GET',
-        path: m?.[2] ?? '/',
-        query: u.searchParams,
-        body,
-        base: `${url}/${provider}`,
-        fault,
-      },
-      data,
-    );
+    const simReq: SimRequest = {
+      provider,
+      method: req.method ?? 'GET',
+      path: m?.[2] ?? '/',
+      query: u.searchParams,
+      body,
+      base: `${url}/${provider}`,
+      fault,
+    };
+    const tradeChain = sources ? tradeChainOf(simReq) : null;
+    const index = tradeChain ? indexes.get(tradeChain) : undefined;
+    // A node error leaves the index as it was (kept in its lastError): the answer then lags, as a
+    // provider's indexer does when its node is down.
+    if (index) await index.sync().catch(() => {});
+    if (closed) return;
+    const out = handle(simReq, data);
     let text = out.text ?? JSON.stringify(out.body);
     if (out.status === 200 && fault?.kind === 'malformed')
       text = `{"data":[{"id":1,,]<html>502 Bad Gateway</html>`;
@@ -283,6 +295,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     }),
     async close() {
       closed = true;
+      for (const i of indexes.values()) i.close();
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
     },

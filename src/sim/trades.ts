@@ -16,6 +16,14 @@ export interface TradeModel {
   readonly capture: Readonly<Record<string, readonly [number, number]>>;
 }
 
+/** Default per-token rates: moderate and seed-stable, in the hundreds to low thousands per hour. */
+export function defaultTradesPerHour(seed: number): (chain: string, address: string) => number {
+  return (chain, address) => {
+    const u = unit(hashString(`${seed}|${chain}|${address.toLowerCase()}`));
+    return chain === 'stellar' ? 60 + Math.floor(u * 180) : 150 + Math.floor(u * 750);
+  };
+}
+
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 /** Share of transactions that carry two swaps (same hash twice). */
@@ -35,7 +43,37 @@ export interface TradeRow {
   readonly side: 'buy' | 'sell';
 }
 
-export class TokenStream {
+/**
+ * What a simulated provider's trade endpoint pages through: the model (TokenStream) or a demo
+ * chain's Swap logs (src/sim/chain-stream.ts). Rows come in position order, so one cursor format
+ * (`b-i-leg`) pages both.
+ */
+export interface RowSource {
+  /** Rows in [startMs, endMs), in position order, from `from` (inclusive) or the window start. */
+  rows(startMs: number, endMs: number, from?: Pos): Generator<TradeRow>;
+}
+
+/**
+ * A provider's share of a token's true trades in one hour, drawn in its capture range [lo, hi].
+ * The model and the chain-backed answers share it, so a provider's capture level does not change
+ * where the chain takes over.
+ */
+export function captureFraction(
+  seed: number,
+  [lo, hi]: readonly [number, number],
+  providerH: number,
+  tokenH: number,
+  hour: number,
+): number {
+  return lo + (hi - lo) * unit(hashInts(seed, providerH, tokenH, hour, 7));
+}
+
+/** The token hash of the model (and of the chain answers' draws). */
+export function tokenHash(chain: string, address: string): number {
+  return hashString(`${chain}|${address.toLowerCase()}`);
+}
+
+export class TokenStream implements RowSource {
   private readonly tokenH: number;
   private readonly provH: number;
   private readonly perMinute: number;
@@ -49,7 +87,7 @@ export class TokenStream {
     readonly chain: string,
     readonly address: string,
   ) {
-    this.tokenH = hashString(`${chain}|${address.toLowerCase()}`);
+    this.tokenH = tokenHash(chain, address);
     this.provH = hashString(provider);
     this.perMinute = model.tradesPerHour(chain, address) / 60;
     this.captureRange = model.capture[provider] ?? [1, 1];
@@ -70,8 +108,7 @@ export class TokenStream {
     const h = Math.floor((b * MINUTE) / HOUR);
     let f = this.fracCache.get(h);
     if (f === undefined) {
-      const [lo, hi] = this.captureRange;
-      f = lo + (hi - lo) * unit(hashInts(this.model.seed, this.provH, this.tokenH, h, 7));
+      f = captureFraction(this.model.seed, this.captureRange, this.provH, this.tokenH, h);
       this.fracCache.set(h, f);
     }
     return f;

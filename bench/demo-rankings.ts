@@ -1,7 +1,8 @@
 /**
  * Prints the demo's published answers (seeded simulator, real harness cycles, a fixed clock) so a
  * change of methodology can be compared before and after on identical inputs:
- * the unfiltered and per-chain token-trade rankings, the network-coverage ranking, and the compare
+ * the unfiltered and per-chain token-trade rankings (capture beside recall against the chain on the
+ * EVM chains), the network-coverage ranking, and the compare
  * answers of every provider pair. `--hours-before H` evaluates every view H hours before the demo's
  * end (e.g. 16: the window then holds the seeded 503 outage and the refused key).
  * Run: npx tsx bench/demo-rankings.ts [--seed 42] [--hours-before 16] [--json]
@@ -36,9 +37,14 @@ const out: Record<string, unknown> = {};
 const show = (title: string, rows: readonly Row[]) => {
   console.log(title);
   for (const r of rows) {
-    const extra = r as Row & { noComparison?: boolean; unresponsive?: boolean; unionCapture?: unknown };
+    const extra = r as Row & {
+      noComparison?: boolean;
+      unresponsive?: boolean;
+      unionCapture?: unknown;
+      recall?: { p50: number } | null;
+    };
     console.log(
-      `  ${String(r.rank ?? '-').padStart(2)} ${r.slug.padEnd(13)} p50 ${String(r.ms.p50).padStart(8)}  mean ${String(r.ms.mean).padStart(8)}  n ${String(r.sampleSize).padStart(4)}  ok ${String(r.successRate).padStart(7)}%${extra.noComparison ? '  noComparison' : ''}${extra.unresponsive ? '  unresponsive' : ''}${extra.unionCapture ? `  union ${JSON.stringify(extra.unionCapture)}` : ''}`,
+      `  ${String(r.rank ?? '-').padStart(2)} ${r.slug.padEnd(13)} p50 ${String(r.ms.p50).padStart(8)}  mean ${String(r.ms.mean).padStart(8)}  n ${String(r.sampleSize).padStart(4)}  ok ${String(r.successRate).padStart(7)}%${extra.noComparison ? '  noComparison' : ''}${extra.unresponsive ? '  unresponsive' : ''}${extra.unionCapture ? `  union ${JSON.stringify(extra.unionCapture)}` : ''}${extra.recall ? `  recall p50 ${extra.recall.p50}` : ''}`,
     );
   }
 };
@@ -46,11 +52,19 @@ for (const [slug, filters] of [
   ['token-trade-coverage', null],
   ['token-trade-coverage', { chain: 'stellar' }],
   ['token-trade-coverage', { chain: 'solana' }],
+  // Capture beside recall on the EVM chains, where the chain itself is the ground truth.
+  ['token-trade-coverage', { chain: 'ethereum' }],
+  ['token-trade-recall', { chain: 'ethereum' }],
+  ['token-trade-coverage', { chain: 'bsc' }],
+  ['token-trade-recall', { chain: 'bsc' }],
+  ['token-trade-coverage', { chain: 'base' }],
+  ['token-trade-recall', { chain: 'base' }],
+  ['token-trade-recall', null],
   ['network-coverage', null],
 ] as const) {
   const s = (await pub.stat(slug, filters)).value;
   show(
-    `${slug}${filters ? ` ${JSON.stringify(filters)}` : ''}: value ${s.value} — ${s.headline}`,
+    `${slug}${filters ? ` ${JSON.stringify(filters)}` : ''}: value ${s.value}${s.groundTruth ? ` groundTruth ${JSON.stringify(s.groundTruth)}` : ''} — ${s.headline}`,
     s.rankings,
   );
   out[`${slug}${filters ? `?chain=${filters.chain}` : ''}`] = s.rankings;

@@ -1,7 +1,8 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
 import { SpecError } from './core/spec-schema.ts';
-import { REGIONAL_FAMILY, startRpcDemo } from './demo/rpc-demo.ts';
+import { demoTruthReader } from './demo/demo-dexes.ts';
+import { openDemoChains, REGIONAL_FAMILY, startRpcDemo } from './demo/rpc-demo.ts';
 import { HarnessConfigError, loadHarnessConfig, simulatorEnv } from './harness/config.ts';
 import { type Harness, startHarness } from './harness/service.ts';
 import { type HarnessLog, systemClock } from './harness/types.ts';
@@ -127,22 +128,43 @@ export const simulatedHarness: Prepare = async (service, log) => {
     log.info('harness disabled (HARNESS_ENABLED=false); serving stored simulated data only');
     return undefined;
   }
-  const sim = await startSimulator({ seed: service.config.demoSeed });
+  const seed = service.config.demoSeed;
+  // The demo chains: the json-rpc family's nodes, and the trade cells' ground truth and the
+  // simulated trade providers' source (an hour of history, then following the clock).
+  const chains = await openDemoChains({
+    seed,
+    now: Date.now(),
+    dataDir: service.config.dataDir,
+    log: harnessLog(log),
+    backfillMs: 0,
+    // A little over the trade window, so the first cycle's window lies on the chain.
+    chainLeadMs: 65 * 60_000,
+  });
+  const stopChains = () => Promise.all(chains.map((c) => c.stop()));
+  const sim = await startSimulator({
+    seed,
+    chains: chains.map((c) => ({ chain: c.chain, url: c.node.url })),
+  }).catch(async (e: unknown) => {
+    await stopChains();
+    throw e;
+  });
   // The json-rpc family measures its own simulated nodes, one harness per region (rpc-demo.ts).
   const rpc = await startRpcDemo({
     store: service.store,
+    chains,
     specs: service.specs.filter((s) => s.family === REGIONAL_FAMILY),
     metrics: service.metrics,
-    seed: service.config.demoSeed,
+    seed,
     now: Date.now(),
     env: process.env,
-    dataDir: service.config.dataDir,
     log: harnessLog(log),
     backfillMs: 0,
   }).catch(async (e: unknown) => {
     await sim.close();
+    await stopChains();
     throw e;
   });
+  await Promise.all(chains.map((c) => c.buildTo(Date.now())));
   const harness = startHarness({
     store: service.store,
     specs: service.specs.filter((s) => s.family !== REGIONAL_FAMILY),
@@ -151,12 +173,16 @@ export const simulatedHarness: Prepare = async (service, log) => {
     harnessConfig: loadHarnessConfig({ ...process.env, ...simulatorEnv(sim.baseUrls, sim.keys) }),
     log: harnessLog(log),
     simulated: true,
+    truth: demoTruthReader(chains),
   });
   rpc?.goLive(systemClock);
+  const stopFollow = chains.map((c) => c.follow(systemClock));
   await measureOnceIfEmpty(service, harness, log);
   return async () => {
+    for (const f of stopFollow) f();
     await Promise.all([harness.stop(), rpc?.stop()]);
     await sim.close();
+    await stopChains();
   };
 };
 

@@ -67,8 +67,23 @@ describe('npm run demo (the README quick start)', () => {
     expect(first.log()).toMatch(/backfilling 3 days: 156\/156 cycles/);
     expect(first.log()).toMatch(/demo ready backfilledCycles=156 /);
 
+    type Row = { slug: string; rank: number | null; sampleSize: number; noComparison: boolean };
     const idx = await (await fetch(`${base}/api/citable`)).json();
-    expect(idx.benchmarks.map((b: { status: string }) => b.status)).toEqual(['live', 'live', 'live', 'live']);
+    expect(idx.benchmarks.map((b: { status: string }) => b.status)).toEqual([
+      'live',
+      'live',
+      'live',
+      'live',
+      'live',
+    ]);
+    // Recall against the demo chains' own swaps: the EVM cells of the last 6 h had ground truth.
+    const recall = await (await fetch(`${base}/api/stat/token-trade-recall?chain=ethereum`)).json();
+    expect(recall.rankings.filter((r: Row) => r.rank !== null)).toHaveLength(3);
+    expect(recall.groundTruth.status).not.toBe('unavailable');
+    const audit = await (await fetch(`${base}/api/audit/token-trade-recall/codex`)).json();
+    const cell = audit.cells.find((c: { chain: string }) => c.chain === 'ethereum');
+    expect(cell.groundTruth).toMatchObject({ status: 'ok', reason: null });
+    expect(cell.groundTruth.count).toBeGreaterThan(0);
     // The json-rpc family measured real nodes from three regions; regions are per benchmark.
     expect(first.log()).toMatch(/backfilling 6 h of RPC slots in 3 regions: 72\/72/);
     const rpc = await (await fetch(`${base}/api/stat/rpc-latency?region=eu-west`)).json();
@@ -78,7 +93,6 @@ describe('npm run demo (the README quick start)', () => {
     // The published trade numbers follow the methodology end to end: Stellar (Mobula alone) is
     // shown without a comparison and stays out of the aggregate, whose samples are exactly the
     // per-chain ones of the four comparable chains.
-    type Row = { slug: string; rank: number | null; sampleSize: number; noComparison: boolean };
     const tradeStat = async (q = '') => (await fetch(`${base}/api/stat/token-trade-coverage${q}`)).json();
     const stellar = await tradeStat('?chain=stellar');
     expect(stellar.value).toBeNull();

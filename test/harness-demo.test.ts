@@ -29,8 +29,14 @@ async function everything(store: Store): Promise<Sample[]> {
 }
 
 describe('harness demo backfill', () => {
-  it('plans aligned slots in (now − days, now], in time order', () => {
-    const slots = backfillSlots(specs, ['network-coverage', 'token-trade-coverage'], NOW, 3);
+  it('plans aligned slots in (now − days, now], in time order, one per family', () => {
+    // token-trade-recall shares token-trade-coverage's probe: it adds no slot.
+    const slots = backfillSlots(
+      specs,
+      ['network-coverage', 'token-trade-coverage', 'token-trade-recall'],
+      NOW,
+      3,
+    );
     expect(slots.filter((s) => s.benchmark === 'network-coverage')).toHaveLength(12);
     expect(slots.filter((s) => s.benchmark === 'token-trade-coverage')).toHaveLength(144);
     expect(slots.at(-1)).toEqual({ benchmark: 'token-trade-coverage', at: Date.UTC(2026, 6, 23, 12, 0) });
@@ -52,6 +58,8 @@ describe('harness demo backfill', () => {
         days: 0.3,
         now: NOW,
         onProgress: (p) => progress.push(p.done),
+        // Ground truth on the demo chains has its own tests (ground-truth-e2e, golden).
+        groundTruth: false,
       });
       const planned = backfillSlots(specs, ['network-coverage', 'token-trade-coverage'], NOW, 0.3).length;
       expect(planned).toBe(2 + 15);
@@ -74,6 +82,7 @@ describe('harness demo backfill', () => {
       seed: 1,
       days: 3,
       now: NOW + 60_000,
+      groundTruth: false,
     });
     expect(again.backfilled).toBe(0);
     await again.stop();
@@ -92,6 +101,7 @@ describe('harness demo backfill', () => {
       days: 0.05,
       now: NOW,
       speed: 3600,
+      groundTruth: false,
     });
     expect(demo.backfilled).toBe(4); // token 11:00, 11:30, 12:00 and network 12:00
     const next = Date.UTC(2026, 6, 23, 12, 30);

@@ -55,8 +55,9 @@ describe('JSON endpoints', () => {
     expect(res.headers.get('etag')).toMatch(/^"[\w-]+"$/);
     expect(res.headers.get('cache-control')).toContain('max-age');
     const idx = json();
-    expect(idx.count).toBe(4);
+    expect(idx.count).toBe(5);
     expect(idx.benchmarks[0].api).toBe('http://bench.test/api/stat/network-coverage');
+    expect(idx.benchmarks[4].api).toBe('http://bench.test/api/stat/token-trade-recall');
   });
 
   it('GET /api/stat/{slug} with and without filters', async () => {
@@ -142,13 +143,18 @@ describe('JSON endpoints', () => {
     const md = await call('/api/llm-context', '/api/llm-context');
     expect(md.res.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     expect(md.body).toContain('## Onchain data API with most networks supported');
+    expect(md.body).toContain("## Most complete EVM trade data API against the chain's own swap logs");
     expect(md.body).toContain('**Methodology:**');
     const fresh = await call('/api/freshness', '/api/freshness');
     const stat = await (await srv.get('/api/stat/network-coverage')).json();
     expect(fresh.json().freshness['network-coverage']).toBe(Date.parse(stat.asOf));
     expect(fresh.json().now).toBe(NOW);
     const featured = await call('/api/search/featured', '/api/search/featured');
-    expect(featured.json().featured.length).toBe(2);
+    expect(featured.json().featured.map((c: { slug: string }) => c.slug)).toEqual([
+      'network-coverage',
+      'token-trade-coverage',
+      'token-trade-recall',
+    ]);
   });
 });
 

@@ -114,7 +114,7 @@ describe('dimension arguments come from the specs', () => {
       expect(listing(core(false), name).description, name).not.toMatch(/venue/);
     }
     expect(listing(core(false), 'get_benchmark').inputSchema.properties.chain?.description).toMatch(
-      /"ethereum".*Declared by rpc-latency, rpc-head-lag, token-trade-coverage;/,
+      /"ethereum".*Declared by rpc-latency, rpc-head-lag, token-trade-coverage, token-trade-recall;/,
     );
   });
 

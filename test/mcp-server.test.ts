@@ -110,8 +110,9 @@ describe('MCP over a real socket with the SDK client', () => {
     const r = await call('list_benchmarks', {});
     expect(r.isError).toBeFalsy();
     const s = r.structuredContent as { count: number; total: number; benchmarks: Record<string, unknown>[] };
-    expect(s.count).toBe(4);
-    expect(s.total).toBe(4);
+    expect(s.count).toBe(5);
+    expect(s.total).toBe(5);
+    expect(s.benchmarks.map((b) => b.slug)).toContain('token-trade-recall');
     const row = s.benchmarks.find((b) => b.slug === 'network-coverage');
     expect(Object.keys(row ?? {}).sort()).toEqual(
       [
@@ -138,13 +139,20 @@ describe('MCP over a real socket with the SDK client', () => {
       (
         (await call('list_benchmarks', { query })).structuredContent as { benchmarks: { slug: string }[] }
       ).benchmarks.map((b) => b.slug);
-    expect(await byQuery('trade capture')).toEqual(['token-trade-coverage']);
+    // "trade" is in both trade slugs and titles, "capture" only in token-trade-coverage's metric.
+    expect(await byQuery('trade capture')).toEqual(['token-trade-coverage', 'token-trade-recall']);
+    expect(await byQuery('recall')).toEqual(['token-trade-recall']);
     expect(await byQuery('networks')).toEqual(['network-coverage']);
-    // Bitquery is only in token-trade-coverage; CoinPaprika only in network-coverage.
-    expect(await byQuery('bitquery')).toEqual(['token-trade-coverage']);
+    // Bitquery is only in the two trade benchmarks (equal scores, ties broken by slug);
+    // CoinPaprika only in network-coverage.
+    expect(await byQuery('bitquery')).toEqual(['token-trade-coverage', 'token-trade-recall']);
     expect(await byQuery('CoinPaprika')).toEqual(['network-coverage']);
-    // Both list Mobula: equal scores, ties broken by slug.
-    expect(await byQuery('mobula')).toEqual(['network-coverage', 'token-trade-coverage']);
+    // All three list Mobula: equal scores, ties broken by slug.
+    expect(await byQuery('mobula')).toEqual([
+      'network-coverage',
+      'token-trade-coverage',
+      'token-trade-recall',
+    ]);
     // "coverage" is in both slugs but only in token-trade-coverage's title, which ranks it first.
     expect(await byQuery('coverage')).toEqual(['token-trade-coverage', 'network-coverage']);
     expect(await byQuery('zzzz')).toEqual([]);
@@ -158,7 +166,9 @@ describe('MCP over a real socket with the SDK client', () => {
     expect(get?.description).toContain('token-trade-coverage chain=solana|ethereum|bsc|base|stellar');
     expect(get?.description).not.toContain('venue');
     const agg = await call('list_benchmarks', { category: 'Aggregators', query: 'trade' });
-    expect((agg.structuredContent as { count: number }).count).toBe(1);
+    const aggRows = agg.structuredContent as { count: number; benchmarks: { slug: string }[] };
+    expect(aggRows.count).toBe(2);
+    expect(aggRows.benchmarks.map((b) => b.slug)).toEqual(['token-trade-coverage', 'token-trade-recall']);
     const bad = await call('list_benchmarks', { category: 'Nope' });
     expect(bad.isError).toBe(true);
     expect(bad.content[0]?.text).toMatch(/category/);
@@ -279,6 +289,7 @@ describe('MCP over a real socket with the SDK client', () => {
       'citebench://benchmark/rpc-latency',
       'citebench://benchmark/rpc-head-lag',
       'citebench://benchmark/token-trade-coverage',
+      'citebench://benchmark/token-trade-recall',
     ]);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates[0]?.uriTemplate).toBe('citebench://benchmark/{slug}');
@@ -361,7 +372,7 @@ describe('MCP HTTP guards (raw fetch)', () => {
     expect(r.headers.get('mcp-session-id')).toBeNull();
     const body = (await r.json()) as { id: number; result: { structuredContent: { count: number } } };
     expect(body.id).toBe(1);
-    expect(body.result.structuredContent.count).toBe(4);
+    expect(body.result.structuredContent.count).toBe(5);
   });
 
   it('rejects bodies over 64 KiB with 413, by Content-Length and by bytes read', async () => {
@@ -518,7 +529,8 @@ describe('MCP HTTP guards (raw fetch)', () => {
     ]) {
       expect(html).toContain(word);
     }
-    expect(html).toMatch(/Benchmarks: 4/);
+    expect(html).toMatch(/Benchmarks: 5/);
+    expect(html).toContain('<code>token-trade-recall</code>');
     // No third-party asset: the only script and stylesheet are the site's own content-hashed files.
     expect(html).not.toMatch(/<img|@import|url\(/);
     for (const m of html.matchAll(/<script[^>]+src="([^"]*)"|<link[^>]+stylesheet[^>]+href="([^"]*)"/g))

@@ -322,6 +322,7 @@ describe('rule 12: a row is reproducible from its window audit', () => {
       store: f.store,
       // The trade benchmark's audit is what this checks; the json-rpc demo has tests of its own.
       specs: f.specs.filter((s) => s.family !== 'json-rpc'),
+      groundTruth: false,
       metrics: new Registry(),
       seed: 42,
       days: 2,

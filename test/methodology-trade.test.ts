@@ -137,6 +137,16 @@ describe("rule 6: the union baseline beside the spec's", () => {
         unionCapturePct: 64,
         probeOk: true,
         capped: null,
+        // Stored before truth was read (or never read): said, never a number.
+        groundTruth: {
+          status: 'unavailable',
+          reason: 'not-recorded',
+          count: null,
+          recallPct: null,
+          unmatched: null,
+          fromBlock: null,
+          toBlock: null,
+        },
       },
     ]);
     await f.close();

@@ -162,7 +162,8 @@ describe('pages say what the data says, at 1280 and 390 px', () => {
       await page.locator('#q').fill('bitquery');
       await expect
         .poll(() => page.locator('#q-results a').evaluateAll((as) => as.map((a) => a.getAttribute('href'))))
-        .toEqual(['/benchmarks/token-trade-coverage']);
+        // Both trade benchmarks measure it (capture and recall against the chain).
+        .toEqual(['/benchmarks/token-trade-coverage', '/benchmarks/token-trade-recall']);
       await context.close();
     }, 60_000);
   }

@@ -16,6 +16,7 @@ import { startServer } from './helpers/server.ts';
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 const TRADE = 'token-trade-coverage';
+const RECALL = 'token-trade-recall';
 const base = {
   slug: 's',
   title: 'T',
@@ -88,7 +89,16 @@ describe('rule 1: compare never declares a winner it cannot support', () => {
       reason: 'unresponsive:bitquery',
       delta: null,
     });
-    expect(r.served.value.totalWins).toEqual({ a: 0, b: 0, tie: 1 });
+    // Both also appear in token-trade-recall (a shared spec), where neither has a sample: that row
+    // is a tie with no data, so the unresponsive provider still wins nowhere.
+    expect(r.served.value.shared.map((s) => s.slug)).toEqual([TRADE, RECALL]);
+    expect(r.served.value.shared[1]).toMatchObject({
+      winner: 'tie',
+      comparable: false,
+      reason: 'no-data:bitquery',
+      delta: null,
+    });
+    expect(r.served.value.totalWins).toEqual({ a: 0, b: 0, tie: 2 });
     await f.close();
   });
 });
@@ -169,12 +179,14 @@ describe('rule 3: freshness and age are honest', () => {
       draft: false,
     });
     expect(fr.status[TRADE]).toEqual({ lastSampleAt: null, ageSeconds: null, stale: false, draft: true });
+    expect(fr.status[RECALL]).toEqual({ lastSampleAt: null, ageSeconds: null, stale: false, draft: true });
     const idx = (await f.publication.citable()).value;
     expect(idx.benchmarks.map((b) => [b.slug, b.status])).toEqual([
       ['network-coverage', 'stale'],
       ['rpc-latency', 'draft'],
       ['rpc-head-lag', 'draft'],
       [TRADE, 'draft'],
+      [RECALL, 'draft'],
     ]);
     expect(await f.publication.llmContext().then((s) => decode(s.body))).toContain('- Status: stale');
     // Ages are per request.

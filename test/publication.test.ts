@@ -183,7 +183,8 @@ describe('publication: drafts, freshness, invalidation', () => {
   it('lists a benchmark without samples as a draft awaiting its first run', async () => {
     const f = await fixture({ samples: [] });
     const { value: idx } = await f.publication.citable();
-    expect(idx.count).toBe(4);
+    expect(idx.count).toBe(5);
+    expect(idx.benchmarks.map((b) => b.slug)).toContain('token-trade-recall');
     for (const row of idx.benchmarks) {
       expect(row.status).toBe('draft');
       expect(row.value).toBeNull();
@@ -320,7 +321,11 @@ describe('publication: compare and featured', () => {
     const r = await f.publication.compare('mobula', 'codex');
     if (!r.ok) throw new Error(r.message);
     const c = r.served.value;
-    expect(c.shared.map((s) => s.slug)).toEqual(['network-coverage', 'token-trade-coverage']);
+    expect(c.shared.map((s) => s.slug)).toEqual([
+      'network-coverage',
+      'token-trade-coverage',
+      'token-trade-recall',
+    ]);
     for (const row of c.shared) {
       if (row.comparable && row.aValue !== null && row.bValue !== null) {
         expect(row.delta).toBeCloseTo(row.aValue - row.bValue, 9);
@@ -355,7 +360,11 @@ describe('publication: compare and featured', () => {
   it('derives featured leaders and 24 h movers from data', async () => {
     const f = await fixture({ days: 3 });
     const { value } = await f.publication.featured();
-    expect(value.featured.map((c) => c.slug)).toEqual(['network-coverage', 'token-trade-coverage']);
+    expect(value.featured.map((c) => c.slug)).toEqual([
+      'network-coverage',
+      'token-trade-coverage',
+      'token-trade-recall',
+    ]);
     for (const c of value.trending) {
       expect(c.change24h).not.toBeNull();
       const then = await f.publication.statAt(c.slug, null, NOW - 24 * H);

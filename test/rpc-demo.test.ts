@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Sample } from '../src/core/samples.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
-import { REGIONAL_FAMILY, RPC_BACKFILL_STEP_MS, startRpcDemo } from '../src/demo/rpc-demo.ts';
+import { openDemoChains, REGIONAL_FAMILY, RPC_BACKFILL_STEP_MS, startRpcDemo } from '../src/demo/rpc-demo.ts';
 import { JSON_RPC_METRICS as M } from '../src/harness/families/json-rpc/metrics.ts';
 import type { CycleReport } from '../src/harness/report.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
@@ -19,20 +19,31 @@ beforeAll(async () => {
 });
 
 async function run(store: CountingStore, reports: CycleReport[] = []) {
-  const demo = await startRpcDemo({
-    store,
-    specs,
-    metrics: new Registry(),
+  const chains = await openDemoChains({
     seed: 5,
     now: NOW,
     log: () => {},
     backfillMs: BACKFILL_MS,
     // 25 minutes of chain before the first slot: 125 blocks (100 of logs, 10 pinned behind).
     chainLeadMs: 25 * 60_000,
-    onCycle: (r) => reports.push(r),
   });
-  await demo?.stop();
-  return demo;
+  try {
+    const demo = await startRpcDemo({
+      store,
+      chains,
+      specs,
+      metrics: new Registry(),
+      seed: 5,
+      now: NOW,
+      log: () => {},
+      backfillMs: BACKFILL_MS,
+      onCycle: (r) => reports.push(r),
+    });
+    await demo?.stop();
+    return demo;
+  } finally {
+    await Promise.all(chains.map((c) => c.stop()));
+  }
 }
 
 const everything = async (store: CountingStore): Promise<Sample[]> => {

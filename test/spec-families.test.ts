@@ -34,6 +34,7 @@ describe('a spec names its family, and its providers from the catalogue', () => 
       ['rpc-latency', 'json-rpc'],
       ['rpc-head-lag', 'json-rpc'],
       ['token-trade-coverage', 'trade-capture'],
+      ['token-trade-recall', 'trade-capture'],
     ]);
     for (const s of specs)
       for (const p of s.providers) expect(PROVIDERS.get(p.slug)?.families).toContain(s.family);

@@ -3,12 +3,15 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { Registry } from 'prom-client';
 import { ConfigError, loadConfig } from '../config.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
+import { demoTruthReader } from '../demo/demo-dexes.ts';
+import { openDemoChains } from '../demo/rpc-demo.ts';
 import { HarnessConfigError, loadHarnessConfig, simulatorEnv } from '../harness/config.ts';
 import { createMemoryStore } from '../harness/memory-store.ts';
 import type { CycleReport } from '../harness/report.ts';
 import { startHarness } from '../harness/service.ts';
 import type { HarnessLog } from '../harness/types.ts';
 import { loadSpecs } from '../publication/load-specs.ts';
+import type { DemoChain } from '../sim/chains/index.ts';
 import { type Simulator, startSimulator } from '../sim/server.ts';
 import { openDuckDbStore } from '../store/duckdb-store.ts';
 import type { Store } from '../store/sample-store.ts';
@@ -229,9 +232,26 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
 
   let sim: Simulator | null = null;
   let store: Store | null = null;
+  let chains: DemoChain[] = [];
   try {
     if (args.simulate) {
-      sim = await startSimulator({ seed: args.seed });
+      // Trade cells on EVM chains are read from demo chains (an hour of history up to now, in
+      // memory), as in the demo: the simulated providers answer from them and truth is read there.
+      if (spec.family === 'trade-capture') {
+        const now = deps.now?.() ?? Date.now();
+        chains = await openDemoChains({
+          seed: args.seed,
+          now,
+          log: () => {},
+          backfillMs: 0,
+          chainLeadMs: 65 * 60_000,
+        });
+        await Promise.all(chains.map((c) => c.buildTo(now)));
+      }
+      sim = await startSimulator({
+        seed: args.seed,
+        chains: chains.map((c) => ({ chain: c.chain, url: c.node.url })),
+      });
       env = { ...env, ...simulatorEnv(sim.baseUrls, sim.keys) };
       err(`simulated providers at ${sim.url} (seed ${args.seed})`);
     }
@@ -254,6 +274,7 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
       log,
       autoStart: !args.once,
       simulated: args.simulate,
+      ...(chains.length > 0 ? { truth: demoTruthReader(chains) } : {}),
       ...(args.providers.length ? { onlyProviders: args.providers } : {}),
       onCell: (_b, c, done, total) => err(`  [${done}/${total}] ${c.chain}/${c.token}`),
       onCycle: (r) => {
@@ -288,5 +309,6 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
   } finally {
     await store?.close();
     await sim?.close();
+    await Promise.all(chains.map((c) => c.stop()));
   }
 }

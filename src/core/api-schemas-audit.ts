@@ -2,6 +2,48 @@
 import { z } from 'zod';
 import { filtersSchema, simulatedSchema } from './api-schemas-common.ts';
 
+/** Why a cell had no ground truth; `not-recorded`: the cycle was stored before truth was read. */
+export const truthReasonSchema = z.enum([
+  'no-reference-node',
+  'before-history',
+  'node-error',
+  'limit',
+  'not-recorded',
+]);
+
+export const groundTruthSchema = z
+  .object({
+    status: z.enum(['ok', 'unavailable']),
+    reason: truthReasonSchema
+      .nullable()
+      .describe(
+        "Why there is no truth: no-reference-node (Solana, Stellar, or a chain without one), before-history (the window starts before the node's first retained block), node-error, limit (a single block over a provider limit), not-recorded (stored before truth was read); null when ok.",
+      ),
+    count: z
+      .number()
+      .nullable()
+      .describe(
+        "|T_fin|: distinct transactions with a Swap log of the token's pools in the window's blocks up to the node's finalized block.",
+      ),
+    recallPct: z
+      .number()
+      .nullable()
+      .describe(
+        "|P ∩ T_fin| / |T_fin| × 100 for this provider's distinct transactions P (0 for a failure it caused); null when count is 0 or the probe was not scored.",
+      ),
+    unmatched: z
+      .number()
+      .nullable()
+      .describe(
+        "|P \\ T|: the provider's transactions with no Swap log of the token's pools in the window (T runs to latest). Reported, never scored.",
+      ),
+    fromBlock: z.int().nullable().describe('First block of the window.'),
+    toBlock: z.int().nullable().describe('Last block counted in T_fin (at most the finalized block).'),
+  })
+  .meta({ id: 'GroundTruth' });
+
+export type GroundTruth = z.infer<typeof groundTruthSchema>;
+
 export const auditEntrySchema = z
   .object({
     t: z.iso.datetime().describe('The cycle (its slot time).'),
@@ -27,6 +69,7 @@ export const auditEntrySchema = z
       .describe(
         'Whether at least two providers were scored on the cell in that cycle (the fair-aggregation rule).',
       ),
+    groundTruth: groundTruthSchema,
   })
   .meta({ id: 'AuditEntry' });
 
@@ -87,6 +130,7 @@ export const auditSchema = z
             .describe("count / union of every provider's distinct transactions on the cell × 100."),
           probeOk: z.boolean().nullable(),
           capped: z.boolean().nullable(),
+          groundTruth: groundTruthSchema,
         }),
       )
       .optional()

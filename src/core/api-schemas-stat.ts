@@ -36,6 +36,13 @@ export const rankingRowSchema = z
       .describe(
         "Trade-capture benchmarks: capture against the union of every provider's distinct transactions on the same cells and cycles, percent.",
       ),
+    recall: z
+      .object({ p50: z.number(), mean: z.number() })
+      .nullable()
+      .optional()
+      .describe(
+        "Trade-capture benchmarks: recall against the chain's own Swap logs (|P ∩ T_fin| / |T_fin| × 100) on the (cell, cycle) pairs behind the row that had ground truth, percent; null when none had.",
+      ),
     lastSampleAt: z.iso.datetime(),
     audit: z
       .url()
@@ -44,6 +51,20 @@ export const rankingRowSchema = z
       ),
   })
   .meta({ id: 'Ranking' });
+
+export const statGroundTruthSchema = z
+  .object({
+    status: z
+      .enum(['ok', 'partial', 'unavailable'])
+      .describe('ok: every cell and cycle of the view had ground truth; partial: some; unavailable: none.'),
+    reason: z
+      .enum(['no-reference-node', 'before-history', 'node-error', 'limit', 'not-recorded'])
+      .nullable()
+      .describe('The most frequent reason among the cells without truth; null when ok.'),
+  })
+  .meta({ id: 'StatGroundTruth' });
+
+export type StatGroundTruth = z.infer<typeof statGroundTruthSchema>;
 
 export const chainBestsSchema = z
   .record(z.string(), z.object({ slug: z.string(), name: z.string(), value: z.number() }))
@@ -86,6 +107,11 @@ export const statSchema = z
       .optional()
       .describe('As bestPerChain, the last ranked provider of ?chain=<chain>.'),
     sampleSize: z.int().min(0),
+    groundTruth: statGroundTruthSchema
+      .optional()
+      .describe(
+        "Trade-capture benchmarks: whether the view's cells had an independent ground truth (the chain's own Swap logs) in the window.",
+      ),
     asOf: z.iso.datetime().nullable(),
     headline: z.string(),
     quote: z.string(),

@@ -76,6 +76,8 @@ export interface WindowRowExtras {
    * shared fields and before lastSampleAt.
    */
   fields?(provider: string, used: readonly Sample[], pairKey: (s: Sample) => string): Record<string, unknown>;
+  /** Fields the family adds to the view's Stat (they must exist in the Stat schema), after sampleSize. */
+  readonly statFields?: Record<string, unknown>;
 }
 
 /**

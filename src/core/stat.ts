@@ -28,6 +28,8 @@ export interface StatInput {
   readonly site: Site;
   /** The frozen UTC day this Stat belongs to: every link in it is pinned to that day. */
   readonly pinDay?: string | null;
+  /** Fields the benchmark's family adds to the view (WindowRowExtras.statFields). */
+  readonly familyFields?: Readonly<Record<string, unknown>>;
 }
 
 /** A view is stale once its newest sample is more than this many cadences old (two missed runs). */
@@ -118,6 +120,7 @@ export function buildStat(i: StatInput): Stat {
     }),
     ...(i.chainBests && { bestPerChain: i.chainBests.best, worstPerChain: i.chainBests.worst }),
     sampleSize: i.rankings.reduce((n, r) => n + r.sampleSize, 0),
+    ...i.familyFields,
     asOf: i.asOf === null ? null : isoTime(i.asOf),
     headline: text,
     quote: quote(text, site.name, pageUrl, site.simulated === true),

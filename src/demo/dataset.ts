@@ -6,6 +6,7 @@ import {
   cycleFiveXxSample,
   scoreCell,
 } from '../harness/families/trade-capture/cell-score.ts';
+import { type RecallScore, scoreRecall } from '../harness/families/trade-capture/recall-score.ts';
 
 /**
  * A deterministic dataset in the harness's sample shape, for tests and benchmarks (the demo runs
@@ -54,6 +55,12 @@ const TRADE_PROVIDERS: readonly { slug: string; capture: number; spread: number;
 const H = 3_600_000;
 const TRADE_STEP = 30 * 60_000;
 const TRADE_BENCHMARK = 'token-trade-coverage';
+const RECALL_BENCHMARK = 'token-trade-recall';
+/** Chains whose cells have a ground truth (a reference node): the EVM chains. */
+const TRUTH_CHAINS = new Set(['ethereum', 'bsc', 'base']);
+const BLOCK_MS = 12_000;
+/** anvil's finalized block trails latest by 64 blocks. */
+const FINALITY_BLOCKS = 64;
 
 /**
  * One provider's answer on a modelled cell. The cell's true trades are the ids 0..truth−1 and a
@@ -141,6 +148,38 @@ function scoreModelCell(cell: ModelCell, t: number): CellScore {
   });
 }
 
+/**
+ * The cell's recall samples, by the harness's own rule (recall-score.ts). The model's truth is the
+ * cell's `truth` transactions, all finalized but those of the window's last 64 blocks; a provider's
+ * answer is a run of them, so it matches T exactly where it matches T_fin's part of the run.
+ */
+function recallModelCell(cell: ModelCell, t: number): RecallScore {
+  const fromBlock = Math.ceil((t - H) / BLOCK_MS);
+  const toBlock = Math.ceil(t / BLOCK_MS) - 1;
+  const finalizedTo = toBlock - FINALITY_BLOCKS;
+  const finalizedCount = Math.floor((cell.truth * (finalizedTo - fromBlock + 1)) / (toBlock - fromBlock + 1));
+  return scoreRecall({
+    chain: cell.chain,
+    token: cell.token,
+    at: t,
+    truth: TRUTH_CHAINS.has(cell.chain)
+      ? { status: 'ok', finalizedCount, fromBlock, finalizedTo }
+      : { status: 'unavailable', reason: 'no-reference-node' },
+    outcomes: cell.answers.map((a) => ({
+      provider: a.provider,
+      outcome:
+        a.kind === 'ok'
+          ? {
+              kind: 'ok',
+              returned: a.count,
+              inFinalized: Math.max(0, Math.min(a.start + a.count, finalizedCount) - a.start),
+              inAll: a.count,
+            }
+          : { kind: 'provider_failure' },
+    })),
+  });
+}
+
 export function buildDataset(o: DatasetOptions): Sample[] {
   const out: Sample[] = [];
   const fail = o.failureRate ?? 0.02;
@@ -159,22 +198,31 @@ export function buildDataset(o: DatasetOptions): Sample[] {
   }
 
   for (const t of tradeCycleTimes(o)) {
-    const probes = new Map<string, { probes: number; fiveXx: number }>();
+    // Per benchmark (each over its own cells, as the harness tallies them) and provider.
+    const probes = new Map<string, Map<string, { probes: number; fiveXx: number }>>();
+    const tally = (benchmark: string, provider: string, fiveXx: boolean) => {
+      const byProvider = probes.get(benchmark) ?? new Map<string, { probes: number; fiveXx: number }>();
+      probes.set(benchmark, byProvider);
+      const x = byProvider.get(provider) ?? { probes: 0, fiveXx: 0 };
+      x.probes++;
+      if (fiveXx) x.fiveXx++;
+      byProvider.set(provider, x);
+    };
     for (const cell of modelTradeCycle(o.seed, t, fail)) {
       const score = scoreModelCell(cell, t);
       for (const s of score.samples) out.push(s);
+      for (const s of recallModelCell(cell, t).samples) out.push(s);
       for (const p of score.providers) {
         if (!p) continue;
-        const tally = probes.get(p.labels.provider) ?? { probes: 0, fiveXx: 0 };
-        tally.probes++;
-        if (p.fiveXx) tally.fiveXx++;
-        probes.set(p.labels.provider, tally);
+        tally(TRADE_BENCHMARK, p.labels.provider, p.fiveXx);
+        if (TRUTH_CHAINS.has(cell.chain)) tally(RECALL_BENCHMARK, p.labels.provider, p.fiveXx);
       }
     }
-    for (const [provider, tally] of probes) {
-      const s = cycleFiveXxSample(TRADE_BENCHMARK, provider, t, tally.fiveXx, tally.probes);
-      if (s) out.push(s);
-    }
+    for (const [benchmark, byProvider] of probes)
+      for (const [provider, x] of byProvider) {
+        const s = cycleFiveXxSample(benchmark, provider, t, x.fiveXx, x.probes);
+        if (s) out.push(s);
+      }
   }
   return out;
 }

@@ -3,12 +3,18 @@ import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
 import { loadHarnessConfig, simulatorEnv } from '../harness/config.ts';
 import { providerUnion } from '../harness/families/union.ts';
 import { type Harness, startHarness } from '../harness/service.ts';
+import { TRADE_WINDOW_MS } from '../harness/tokens.ts';
 import { type Clock, type HarnessLog, silentLog } from '../harness/types.ts';
+import { BLOCK_TIME_MS, type DemoChain } from '../sim/chains/index.ts';
 import type { FaultSetting } from '../sim/faults.ts';
 import { pickProviders, providerProfile } from '../sim/profiles.ts';
 import { type Simulator, startSimulator } from '../sim/server.ts';
 import type { Store } from '../store/sample-store.ts';
-import { REGIONAL_FAMILY, type RpcDemo, startRpcDemo } from './rpc-demo.ts';
+import { demoTruthReader } from './demo-dexes.ts';
+import { demoChainOrigin, openDemoChains, REGIONAL_FAMILY, type RpcDemo, startRpcDemo } from './rpc-demo.ts';
+
+/** The family whose cells have an on-chain ground truth on the demo chains. */
+const TRUTH_FAMILY = 'trade-capture';
 
 export interface HarnessDemoProgress {
   readonly done: number;
@@ -44,6 +50,12 @@ export interface HarnessDemoOptions {
   readonly followWallClock?: boolean;
   /** How far back the json-rpc backfill reaches (default: the demo's 6 h). */
   readonly rpcBackfillMs?: number;
+  /**
+   * Read each EVM trade cell's ground truth from the demo chains, and let the simulated trade
+   * providers answer from them (default true). Off, the trade family runs on the model alone and
+   * starts no chain unless the json-rpc family needs them (tests of other rules).
+   */
+  readonly groundTruth?: boolean;
   /** Progress of the json-rpc backfill (slots done of total, all regions at once). */
   readonly onRpcProgress?: (done: number, total: number) => void;
 }
@@ -112,7 +124,10 @@ function scaledClock(start: number, speed: number): Clock {
   };
 }
 
-/** Every aligned slot in (now − days, now] for each runnable benchmark, in time order. */
+/**
+ * Every aligned slot in (now − days, now] for each runnable benchmark, in time order: one per
+ * family (the first of its benchmarks), since one probe serves every benchmark of a family.
+ */
 export function backfillSlots(
   specs: readonly BenchmarkSpec[],
   benchmarks: readonly string[],
@@ -121,8 +136,10 @@ export function backfillSlots(
 ): Array<{ benchmark: string; at: number }> {
   const out: Array<{ benchmark: string; at: number }> = [];
   const from = now - days * 24 * HOUR;
+  const families = new Set<string>();
   for (const spec of specs) {
-    if (!benchmarks.includes(spec.slug)) continue;
+    if (!benchmarks.includes(spec.slug) || families.has(spec.family)) continue;
+    families.add(spec.family);
     const c = durationMs(spec.cadence);
     for (let t = Math.floor(now / c) * c; t > from; t -= c) out.push({ benchmark: spec.slug, at: t });
   }
@@ -141,25 +158,64 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
   // others run once, without a region, against the HTTP simulator.
   const rpcSpecs = opts.specs.filter((s) => s.family === REGIONAL_FAMILY);
   const specs = opts.specs.filter((s) => s.family !== REGIONAL_FAMILY);
-  const sim: Simulator = await startSimulator({ seed: opts.seed, latencyMs: 0 });
+  const tradeSlugs = new Set(specs.filter((s) => s.family === TRUTH_FAMILY).map((s) => s.slug));
+  // The demo chains serve the json-rpc family and the trade cells' ground truth: their DEX's swaps
+  // are what the simulated trade providers report and what recall is scored against.
+  const wantChains = rpcSpecs.length > 0 || ((opts.groundTruth ?? true) && tradeSlugs.size > 0);
+  const chainOpts = {
+    seed: opts.seed,
+    now: opts.now,
+    log,
+    ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+    ...(opts.rpcBackfillMs !== undefined ? { backfillMs: opts.rpcBackfillMs } : {}),
+  };
+  const chains: DemoChain[] = wantChains ? await openDemoChains(chainOpts) : [];
+  // A resumed chain keeps the origin its state was built from.
+  const origin = chains[0]?.origin ?? demoChainOrigin(chainOpts);
+  // The first trade slot whose whole window lies on the chains (from block 2, the first with swaps).
+  const truthFrom = origin + BLOCK_TIME_MS + TRADE_WINDOW_MS;
+  let stopFollow: Array<() => void> = [];
+  const stopChains = async () => {
+    for (const f of stopFollow) f();
+    stopFollow = [];
+    await Promise.all(chains.map((c) => c.stop()));
+  };
+  let sim: Simulator;
+  try {
+    sim = await startSimulator({
+      seed: opts.seed,
+      latencyMs: 0,
+      ...((opts.groundTruth ?? true)
+        ? { chains: chains.map((c) => ({ chain: c.chain, url: c.node.url })) }
+        : {}),
+    });
+  } catch (e) {
+    await stopChains();
+    throw e;
+  }
   let rpc: RpcDemo | null = null;
   let rpcStart: Promise<RpcDemo | null> = Promise.resolve(null);
   // The operator's HARNESS_* (timeouts, retries, region) apply; the simulator gives URLs and keys.
-  const harnessConfig = loadHarnessConfig({ ...(opts.env ?? {}), ...simulatorEnv(sim.baseUrls, sim.keys) });
+  // Trade cells' truth is read from the chains' own nodes (demoTruthReader).
+  const harnessConfig = loadHarnessConfig({
+    ...(opts.env ?? {}),
+    ...simulatorEnv(sim.baseUrls, sim.keys),
+  });
+  const truth = chains.length > 0 && (opts.groundTruth ?? true) ? { truth: demoTruthReader(chains) } : {};
   let harness: Harness | null = null;
   let stopping = false;
   try {
     const empty = (await opts.store.timeBounds()) === null;
-    // The json-rpc demo builds its chains in their own processes (anvil) and backfills its own
-    // slots: it runs beside this backfill, using the other core, rather than after it.
+    // The json-rpc demo backfills its own slots on the chains' processes (anvil): it runs beside
+    // this backfill, using the other core, rather than after it.
     rpcStart = startRpcDemo({
       store: opts.store,
+      chains,
       specs: rpcSpecs,
       metrics: opts.metrics,
       seed: opts.seed,
       now: opts.now,
       ...(opts.env ? { env: opts.env } : {}),
-      ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
       log,
       ...(opts.onRpcProgress ? { onProgress: opts.onRpcProgress } : {}),
       ...(opts.rpcBackfillMs !== undefined ? { backfillMs: opts.rpcBackfillMs } : {}),
@@ -176,11 +232,22 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
       autoStart: false,
       sleep: async () => {},
       simulated: true,
+      ...truth,
     });
     let backfilled = 0;
+    // Trade cycles whose window lies in the chains' history wait for the chains to be built to
+    // their slot (after the json-rpc backfill, which builds them): their truth and the providers'
+    // answers are read from the chain, and never from a half-built one.
+    let onChain: Array<{ benchmark: string; at: number }> = [];
+    let total = 0;
     if (empty) {
       const incidents = demoIncidents(opts.seed, specs);
-      const slots = backfillSlots(specs, backfill.benchmarks, opts.now, opts.days ?? 3);
+      const all = backfillSlots(specs, backfill.benchmarks, opts.now, opts.days ?? 3);
+      const deferred = (s: { benchmark: string; at: number }) =>
+        chains.length > 0 && tradeSlugs.has(s.benchmark) && s.at >= truthFrom;
+      onChain = all.filter(deferred);
+      const slots = all.filter((s) => !deferred(s));
+      total = all.length;
       for (const s of slots) {
         if (stopping) break;
         const hoursAgo = (opts.now - s.at) / HOUR;
@@ -189,15 +256,25 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
         }
         await backfill.runCycle(s.benchmark, s.at);
         backfilled++;
-        opts.onProgress?.({ done: backfilled, total: slots.length, benchmark: s.benchmark, at: s.at });
+        opts.onProgress?.({ done: backfilled, total, benchmark: s.benchmark, at: s.at });
       }
       for (const i of incidents) sim.setFault(i.provider, null);
-      log('info', `harness demo: backfilled ${backfilled} cycles`);
     } else {
       log('info', 'harness demo: store not empty, resuming without backfill');
     }
-    await backfill.stop();
     rpc = await rpcStart;
+    if (onChain.length > 0 && !stopping) {
+      // Built already by the json-rpc backfill; without it, built here.
+      await Promise.all(chains.map((c) => c.buildTo(opts.now)));
+      for (const s of onChain) {
+        if (stopping) break;
+        await backfill.runCycle(s.benchmark, s.at);
+        backfilled++;
+        opts.onProgress?.({ done: backfilled, total, benchmark: s.benchmark, at: s.at });
+      }
+    }
+    if (empty) log('info', `harness demo: backfilled ${backfilled} cycles`);
+    await backfill.stop();
     if (!stopping) {
       const liveLatency = opts.liveLatencyMs ?? 0;
       // Each provider's latency is its seed-drawn share of the live latency (0.5×–2×).
@@ -219,8 +296,10 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
         log,
         clock,
         simulated: true,
+        ...truth,
       });
       rpc?.goLive(clock);
+      stopFollow = chains.map((c) => c.follow(clock));
     }
     return {
       backfilled,
@@ -230,6 +309,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
         stopping = true;
         await Promise.all([harness?.stop(), rpc?.stop()]);
         await sim.close();
+        await stopChains();
       },
     };
   } catch (e) {
@@ -240,6 +320,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
         () => undefined,
       ),
     ]);
+    await stopChains();
     throw e;
   }
 }

@@ -22,16 +22,46 @@ export const RPC_BACKFILL_STEP_MS = 5 * 60_000;
 /** The family the demo runs once per region, through each region's simulated path. */
 export const REGIONAL_FAMILY = 'json-rpc';
 
+export interface DemoChainsOptions {
+  readonly seed: number;
+  readonly now: number;
+  /** DATA_DIR: chain state lives in DATA_DIR/chains (a cache: rebuilt when lost or stale). */
+  readonly dataDir?: string;
+  readonly log: HarnessLog;
+  /** How far back the json-rpc backfill reaches (default RPC_BACKFILL_MS); the chains reach further by chainLeadMs. */
+  readonly backfillMs?: number;
+  readonly chainLeadMs?: number;
+}
+
+/** Where the demo chains' history starts: one lead before the first backfilled json-rpc slot. */
+export function demoChainOrigin(o: Pick<DemoChainsOptions, 'now' | 'backfillMs' | 'chainLeadMs'>): number {
+  return o.now - (o.backfillMs ?? RPC_BACKFILL_MS) - (o.chainLeadMs ?? CHAIN_LEAD_MS);
+}
+
+/**
+ * Starts the demo's chains (every DEMO_CHAINS entry): the json-rpc family measures their nodes,
+ * and their DEX's Swap logs are the trade cells' ground truth and the simulated trade providers'
+ * source. Nothing is mined yet: the json-rpc backfill builds them slot by slot.
+ */
+export function openDemoChains(o: DemoChainsOptions): Promise<DemoChain[]> {
+  return startDemoChains({
+    seed: o.seed,
+    origin: demoChainOrigin(o),
+    ...(o.dataDir !== undefined ? { stateDir: join(o.dataDir, 'chains') } : {}),
+    log: o.log,
+  });
+}
+
 export interface RpcDemoOptions {
   readonly store: Store;
+  /** The demo chains (openDemoChains): the caller owns them and stops them after the demo. */
+  readonly chains: readonly DemoChain[];
   /** The json-rpc family's specs (empty: nothing starts). */
   readonly specs: readonly BenchmarkSpec[];
   readonly metrics: Registry;
   readonly seed: number;
   readonly now: number;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** DATA_DIR: chain state lives in DATA_DIR/chains (a cache: rebuilt when lost or stale). */
-  readonly dataDir?: string;
   readonly log: HarnessLog;
   readonly onProgress?: (done: number, total: number) => void;
   /**
@@ -39,8 +69,6 @@ export interface RpcDemoOptions {
    * `serve --simulate`, which only measures from now on). The chains reach one hour further.
    */
   readonly backfillMs?: number;
-  /** History the chains have before the first backfilled slot (default CHAIN_LEAD_MS; tests shorten it). */
-  readonly chainLeadMs?: number;
   /**
    * The demo's time once the backfill is done: the slot it has reached is measured too (the demo,
    * whose `now` is the wall clock at start, so the family is fresh when it opens).
@@ -52,9 +80,8 @@ export interface RpcDemoOptions {
 
 export interface RpcDemo {
   readonly backfilled: number;
-  readonly chains: readonly DemoChain[];
   readonly simulator: RpcSimulator;
-  /** Starts live measuring and mining on the demo clock. */
+  /** Starts live measuring on the demo clock (the chains' owner makes them follow it). */
   goLive(clock: Clock): void;
   stop(): Promise<void>;
 }
@@ -91,27 +118,17 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
   if (opts.specs.length === 0) return null;
   const { log } = opts;
   const backfillMs = opts.backfillMs ?? RPC_BACKFILL_MS;
-  const chainNames = [
-    ...new Set(providerUnion(opts.specs).flatMap((p) => p.entries.flatMap((e) => e.chains ?? []))),
-  ];
-  const chains = await startDemoChains({
-    seed: opts.seed,
-    origin: opts.now - backfillMs - (opts.chainLeadMs ?? CHAIN_LEAD_MS),
-    ...(opts.dataDir !== undefined ? { stateDir: join(opts.dataDir, 'chains') } : {}),
-    chains: chainNames,
-    log,
-  });
+  const measured = new Set(
+    providerUnion(opts.specs).flatMap((p) => p.entries.flatMap((e) => e.chains ?? [])),
+  );
+  const chains = opts.chains.filter((c) => measured.has(c.chain));
   let sim: RpcSimulator | undefined;
   const harnesses: Harness[] = [];
-  let stopFollow: Array<() => void> = [];
   let stopping = false;
   const stopAll = async () => {
     stopping = true;
-    for (const f of stopFollow) f();
-    stopFollow = [];
     await Promise.all(harnesses.map((h) => h.stop()));
     await sim?.close();
-    await Promise.all(chains.map((c) => c.stop()));
   };
   try {
     sim = await startRpcSimulator({
@@ -179,12 +196,10 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
     await Promise.all(chains.map((c) => c.buildTo(Math.max(opts.now, reached))));
     return {
       backfilled,
-      chains,
       simulator: s,
       goLive(clock) {
         if (stopping) return;
         s.setVirtualLatency(false);
-        stopFollow = chains.map((c) => c.follow(clock));
         for (const { config } of configs) {
           harnesses.push(regionHarness(config, { clock }));
         }

@@ -4,6 +4,7 @@ import type { Labels, Sample } from '../core/samples.ts';
 import type { Store } from '../store/sample-store.ts';
 import type { HarnessConfig, HarnessProvider } from './config.ts';
 import type { AdapterContext } from './context.ts';
+import type { TruthReader } from './families/trade-capture/truth.ts';
 import type { HarnessMetrics } from './metrics.ts';
 import type { CellReport } from './report.ts';
 import type { ReferenceToken } from './tokens.ts';
@@ -43,6 +44,8 @@ export interface HarnessRuntime {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The simulator's backfill: time answers by the delay they declare (src/harness/families/json-rpc/client.ts). */
   readonly virtualLatency?: boolean;
+  /** Ground truth of trade cells, read from the chains' reference nodes (absent: no cell has any). */
+  readonly truth?: TruthReader;
   /** Progress hook: one call per finished cell of a cell-based probe, per benchmark. */
   readonly onCell?: (benchmark: string, cell: CellReport, done: number, total: number) => void;
   readonly semaphores: Map<string, Semaphore>;

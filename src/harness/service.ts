@@ -10,6 +10,9 @@ import type { HarnessProvider } from './config.ts';
 import { HARNESS_PROVIDERS, type HarnessConfig } from './config.ts';
 import type { Family, ProbeReports } from './families/family.ts';
 import { familyNamed } from './families/index.ts';
+import type { DexDeployment } from './families/trade-capture/dexes.ts';
+import type { PoolCache } from './families/trade-capture/pools.ts';
+import { createTruthReader, type TruthReader } from './families/trade-capture/truth.ts';
 import { type HarnessMetrics, harnessMetrics } from './metrics.ts';
 import type { CellReport, CycleReport } from './report.ts';
 import { checkConfigured, type HarnessRuntime, writeCycle } from './runtime.ts';
@@ -41,6 +44,16 @@ export interface HarnessOptions {
    * clock is simulated). Never set against real providers.
    */
   readonly virtualLatency?: boolean;
+  /**
+   * The DEXes whose Swap logs are a trade cell's ground truth, per chain: the real deployments
+   * (trade-capture/dexes.ts) unless given; the demo passes its chains' own. Read from the chains'
+   * reference nodes (REFERENCE_RPC_<CHAIN>): without one a cell has no truth.
+   */
+  readonly dexes?: (chain: string) => readonly DexDeployment[];
+  /** Pools already known per (chain, DEX, token), e.g. the demo's own; discovery extends it. */
+  readonly poolCache?: PoolCache;
+  /** A truth reader in place of the one built from REFERENCE_RPC_<CHAIN> (the demo's, which knows its chains' origin). */
+  readonly truth?: TruthReader;
 }
 
 export interface Harness {
@@ -107,6 +120,14 @@ export function startHarness(opts: HarnessOptions): Harness {
     ...(opts.sleep ? { sleep: opts.sleep } : {}),
     ...(opts.onCell ? { onCell: opts.onCell } : {}),
     ...(opts.virtualLatency ? { virtualLatency: true } : {}),
+    truth:
+      opts.truth ??
+      createTruthReader({
+        references: opts.harnessConfig.rpc.references,
+        ...(opts.dexes ? { dexes: opts.dexes } : {}),
+        ...(opts.poolCache ? { cache: opts.poolCache } : {}),
+        timeoutMs: opts.harnessConfig.rpcTimeoutMs,
+      }),
     ...extraLabels(opts),
     semaphores: new Map(),
     notConfiguredLogged: new Set(),

@@ -64,9 +64,11 @@ function rankings(stat: Stat, mode: DerivationMode): string {
   const values = ranked.map((r) => r.ms.p50);
   const best = values.length ? (stat.higherIsBetter ? Math.max(...values) : Math.min(...values)) : 0;
   const union = stat.rankings.some((r) => r.unionCapture);
+  // Recall against the chain's own swaps, beside capture: present when the family publishes it.
+  const recall = stat.rankings.some((r) => r.recall !== undefined);
   const head = latest
     ? `<th>#</th><th class="l">Provider</th><th>${esc(stat.metric)} (${esc(u)})</th><th class="l">Compared with the leader</th><th>Last listing (UTC)</th><th>Raw data</th>`
-    : `<th>#</th><th class="l">Provider</th><th>p50 (${esc(u)})</th><th class="l">Compared with the leader</th><th>p90 (${esc(u)})</th><th>p99 (${esc(u)})</th><th>Mean (${esc(u)})</th>${union ? '<th>p50 vs union (%)</th>' : ''}<th>Probes OK (%)</th><th>Samples (count)</th><th>Raw data</th>`;
+    : `<th>#</th><th class="l">Provider</th><th>p50 (${esc(u)})</th><th class="l">Compared with the leader</th><th>p90 (${esc(u)})</th><th>p99 (${esc(u)})</th><th>Mean (${esc(u)})</th>${union ? '<th>p50 vs union (%)</th>' : ''}${recall ? '<th>p50 recall vs chain (%)</th>' : ''}<th>Probes OK (%)</th><th>Samples (count)</th><th>Raw data</th>`;
   if (stat.rankings.length === 0) {
     const msg = stat.status === 'draft' ? 'Not measured yet.' : 'No measurements in the last 24 h.';
     return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody><tr><td class="l muted" colspan="11">${msg}</td></tr></tbody></table></div>`;
@@ -82,15 +84,38 @@ function rankings(stat: Stat, mode: DerivationMode): string {
       const value = alone ? NO_SCORE : `<td>${esc(fmt(r.ms.p50, stat.unit))}</td>`;
       // The union capture of a provider alone on its cells is its own count: 100% by construction.
       const unionCell = r.unionCapture && !alone ? esc(fmt(r.unionCapture.p50, 'pct')) : '–';
+      const recallCell = r.recall && !alone ? esc(fmt(r.recall.p50, 'pct')) : '–';
       const rest = latest
         ? `<td>${esc(r.lastSampleAt.slice(0, 16).replace('T', ' '))}</td>`
-        : `${[r.ms.p90, r.ms.p99, r.ms.mean].map((v) => `<td>${alone ? '–' : esc(fmt(v, stat.unit))}</td>`).join('')}${union ? `<td>${unionCell}</td>` : ''}<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
+        : `${[r.ms.p90, r.ms.p99, r.ms.mean].map((v) => `<td>${alone ? '–' : esc(fmt(v, stat.unit))}</td>`).join('')}${union ? `<td>${unionCell}</td>` : ''}${recall ? `<td>${recallCell}</td>` : ''}<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
       return `<tr${off ? ' class="off"' : ''}><td>${r.rank ?? '–'}</td>${providerCell(stat, r)}${value}${barCell}${rest}${audit}</tr>`;
     })
     .join('\n');
   return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody>
 ${rows}
-</tbody></table></div>`;
+</tbody></table></div>${groundTruthNote(stat)}`;
+}
+
+const TRUTH_REASONS: Readonly<Record<string, string>> = {
+  'no-reference-node': 'no reference node for the chain (Solana, Stellar)',
+  'before-history': 'the window starts before the node’s retained history',
+  'node-error': 'the reference node failed',
+  limit: 'a single block over a provider limit',
+  'not-recorded': 'measured before ground truth was read',
+};
+
+/** Says how much of the view an independent ground truth covers, so recall is never over-read. */
+function groundTruthNote(stat: Stat): string {
+  const g = stat.groundTruth;
+  if (!g) return '';
+  const why = g.reason ? (TRUTH_REASONS[g.reason] ?? g.reason) : '';
+  const text =
+    g.status === 'ok'
+      ? 'Ground truth: every cell of this view had the chain’s own swap logs to score recall against.'
+      : g.status === 'partial'
+        ? `Ground truth: only some cells of this view had it (others: ${why}); recall covers those cells only.`
+        : `Ground truth: none in this view (${why}); no recall is published.`;
+  return `<p class="small muted">${esc(text)}</p>`;
 }
 
 /** One matrix per dimension of the columns (chain, region, method), in the order they come. */

@@ -112,6 +112,7 @@ async function computeStatNow(
   let leaderSeries: readonly (number | null)[] = [];
   let bests: { best: ChainBests; worst: ChainBests } | undefined;
   let asOf: number | null = null;
+  let familyFields: Record<string, unknown> | undefined;
 
   if (providers.length > 0 && !neverRun) {
     if (d.mode === 'latest') {
@@ -173,6 +174,8 @@ async function computeStatNow(
           ),
           spec.higherIsBetter,
         );
+      const all = extrasOf(() => true);
+      familyFields = all.statFields;
       rankings = rowsOf(providers, () => true);
       asOf = maxT(inWindow, probes);
       bests = perChain(spec, filters, rowsOf);
@@ -200,6 +203,7 @@ async function computeStatNow(
     evalTime,
     site,
     pinDay: opts.pinDay ?? null,
+    ...(familyFields && { familyFields }),
   });
 }
 

@@ -6,6 +6,7 @@ import { eq } from '../../../core/samples.ts';
 import { selection, WINDOW_MS } from '../../../core/selection.ts';
 import type { BenchmarkSpec } from '../../../core/spec-schema.ts';
 import type { SampleStore } from '../../../store/sample-store.ts';
+import { groundTruthOf, readTruthSamples } from './ground-truth.ts';
 import { TRADE_CAPTURE_METRICS as METRICS } from './metrics.ts';
 
 /**
@@ -29,13 +30,15 @@ export async function windowAuditEntries(
   if (d.mode !== 'window') return [];
   const { labelMatchers, providerMatcher } = selection(spec, filters);
   const win = { after: evalTime - WINDOW_MS, until: evalTime };
-  const [probes, counts, unions, values] = await Promise.all([
+  const [probes, counts, unions, values, truth] = await Promise.all([
     store.select({ metric: d.probeMetric, matchers: [eq('provider', provider), ...labelMatchers], ...win }),
     // The baseline is every provider the harness scored on the cell, whichever the view shows.
     store.select({ metric: METRICS.tokenTradeCount, matchers: labelMatchers, ...win }),
     store.select({ metric: METRICS.tokenTradeUnionCount, matchers: labelMatchers, ...win }),
     store.select({ metric: d.metric, matchers: [providerMatcher, ...labelMatchers], ...win }),
+    readTruthSamples(store, [eq('provider', provider)], labelMatchers, win),
   ]);
+  const truthOf = groundTruthOf(truth, provider);
   const key = pairKeyOf(d.cellLabels);
   const comparable = comparablePairs(values, d.cellLabels);
   const max = new Map<string, number>();
@@ -63,6 +66,7 @@ export async function windowAuditEntries(
         capturePct: count === null || cellMax === null ? null : publishedPct(count, cellMax),
         probeOk: s.v >= 1,
         comparable: comparable.has(s),
+        groundTruth: truthOf(s),
       };
     })
     .sort(

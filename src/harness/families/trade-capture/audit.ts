@@ -5,6 +5,7 @@ import { round6 } from '../../../core/stats.ts';
 import type { SampleStore } from '../../../store/sample-store.ts';
 import type { AuditBody, AuditRequest } from '../family.ts';
 import { windowAuditEntries } from './audit-window.ts';
+import { groundTruthOf, readTruthSamples } from './ground-truth.ts';
 import { TRADE_CAPTURE_METRICS as METRICS } from './metrics.ts';
 
 /** Samples of one series set written at exactly time t (a cycle writes all of them at its slot). */
@@ -23,7 +24,6 @@ const cellKey = (s: Sample) => `${s.labels.chain}\u0000${s.labels.token}`;
  */
 export async function tradeCaptureAudit(req: AuditRequest): Promise<AuditBody> {
   const { store, spec, provider, evalTime } = req;
-  const d = spec.derivation;
   if (req.window) {
     const entries = await windowAuditEntries(store, spec, provider, req.window.filters, evalTime);
     const last = entries.at(-1);
@@ -40,13 +40,14 @@ export async function tradeCaptureAudit(req: AuditRequest): Promise<AuditBody> {
   const latestCounts = await store.latest({ metric: METRICS.tokenTradeCount, matchers: [p], at: evalTime });
   if (latestCounts.length === 0) return { asOf: null, cells: [] };
   const t = Math.max(...latestCounts.map((s) => s.t));
-  const probeMetric = d.mode === 'window' ? d.probeMetric : METRICS.tokenTradeProbeOk;
-  const [captures, unions, probes, capped] = await Promise.all([
-    at(store, d.metric, [p], t),
+  const [captures, unions, probes, capped, truth] = await Promise.all([
+    at(store, METRICS.tokenTradeCapturePct, [p], t),
     at(store, METRICS.tokenTradeUnionCount, [], t),
-    at(store, probeMetric, [p], t),
+    at(store, METRICS.tokenTradeProbeOk, [p], t),
     at(store, METRICS.tokenTradeCapped, [p], t),
+    readTruthSamples(store, [p], [], { after: t - 1, until: t }),
   ]);
+  const truthOf = groundTruthOf(truth, provider);
   const byCell = (list: readonly Sample[]) => new Map(list.map((s) => [cellKey(s), s.v]));
   const [pct, u, ok, cap] = [byCell(captures), byCell(unions), byCell(probes), byCell(capped)];
   const cells = latestCounts
@@ -65,6 +66,7 @@ export async function tradeCaptureAudit(req: AuditRequest): Promise<AuditBody> {
         unionCapturePct: union === undefined ? null : publishedPct(s.v, union),
         probeOk: probe === undefined ? null : probe >= 1,
         capped: capV === undefined ? null : capV >= 1,
+        groundTruth: truthOf(s),
       };
     })
     .sort((a, b) => a.chain.localeCompare(b.chain) || a.token.localeCompare(b.token));

@@ -4,6 +4,7 @@ import { eq, type Sample } from '../../../core/samples.ts';
 import { mean, quantileSorted, round6 } from '../../../core/stats.ts';
 import { unresponsiveProviders } from '../../../core/unresponsive.ts';
 import type { ExtrasQuery } from '../family.ts';
+import { readTruthSamples, statGroundTruth } from './ground-truth.ts';
 import { TRADE_CAPTURE_METRICS as METRICS } from './metrics.ts';
 
 function summary(vs: number[]): { p50: number; mean: number } | null {
@@ -27,7 +28,10 @@ export async function tradeCaptureExtras(
   // samples are one per provider and cycle (no cell labels), so the view's other matchers (the
   // region a harness measured from) narrow them; a cell filter cannot.
   const providerCycleMatchers = labelMatchers.filter((m) => !cellLabels.includes(m.name));
-  const [counts, unions, cycle5xx] = await Promise.all([
+  // The recall benchmark's own value is recall: its rows carry neither union capture nor recall twice.
+  const ofCapture =
+    spec.derivation.mode === 'window' && spec.derivation.metric !== METRICS.tokenTradeRecallPct;
+  const [counts, unions, cycle5xx, truth] = await Promise.all([
     store.select({ metric: METRICS.tokenTradeCount, matchers: [providerMatcher, ...labelMatchers], ...win }),
     store.select({ metric: METRICS.tokenTradeUnionCount, matchers: [...labelMatchers], ...win }),
     store.select({
@@ -35,22 +39,34 @@ export async function tradeCaptureExtras(
       matchers: [providerMatcher, eq('benchmark', spec.slug), ...providerCycleMatchers],
       ...win,
     }),
+    readTruthSamples(store, [providerMatcher], labelMatchers, win),
   ]);
   const unresponsive = unresponsiveProviders(cycle5xx, spec.unresponsiveAfter);
   return (keep) => {
     const countAt = new Map<string, number>();
     const unionAt = new Map<string, number>();
+    const recallAt = new Map<string, number>();
     let indexed: ((s: Sample) => string) | null = null;
     const index = (key: (s: Sample) => string) => {
       if (indexed === key) return;
       indexed = key;
       countAt.clear();
       unionAt.clear();
+      recallAt.clear();
       for (const s of counts) if (keep(s)) countAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
       for (const s of unions) if (keep(s)) unionAt.set(key(s), s.v);
+      for (const s of truth.recall) if (keep(s)) recallAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
     };
+    const statFields = {
+      groundTruth: statGroundTruth({
+        counts: truth.counts.filter((s) => keep(s)),
+        unavailable: truth.unavailable.filter((s) => keep(s)),
+      }),
+    };
+    if (!ofCapture) return { unresponsive, statFields };
     return {
       unresponsive,
+      statFields,
       fields(provider, used, key) {
         index(key);
         const pcts: number[] = [];
@@ -61,7 +77,13 @@ export async function tradeCaptureExtras(
           const pct = count === undefined || union === undefined ? null : percentOf(count, union);
           if (pct !== null) pcts.push(pct);
         }
-        return { unionCapture: summary(pcts) };
+        // Recall on the same (cell, cycle) pairs as the capture statistics, where they had truth.
+        const recalls: number[] = [];
+        for (const s of used) {
+          const r = recallAt.get(`${provider}\u0001${key(s)}`);
+          if (r !== undefined) recalls.push(r);
+        }
+        return { unionCapture: summary(pcts), recall: summary(recalls) };
       },
     };
   };

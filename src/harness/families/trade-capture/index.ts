@@ -21,8 +21,17 @@ export const tradeCapture: Family = {
   metrics: TRADE_CAPTURE_METRIC_DECLARATIONS,
   // A probe outcome is written for every scored cell; a cycle-of-5xx sample per scored provider.
   originMetrics: [M.tokenTradeProbeOk, M.providerCycle5xx],
-  derivationMetrics: [M.tokenTradeCount, M.tokenTradeUnionCount, M.providerCycle5xx],
-  rowFields: ['unionCapture'],
+  derivationMetrics: [
+    M.tokenTradeCount,
+    M.tokenTradeUnionCount,
+    M.providerCycle5xx,
+    M.tokenTradeRecallPct,
+    M.tokenTradeUnmatched,
+    M.tokenTradeTruthCount,
+    M.tokenTradeTruthBlocks,
+    M.tokenTradeTruthUnavailable,
+  ],
+  rowFields: ['unionCapture', 'recall'],
   // The stored capture rate is against the largest count of every provider probed on the cell.
   scoresAgainstProbedProviders: true,
   adapterProviders: [...TRADE_ADAPTERS.keys()],

@@ -17,6 +17,18 @@ export const TRADE_CAPTURE_METRICS = {
    * benchmark's cells) got a 5xx. Per benchmark: each benchmark's marker is over its own cells.
    */
   providerCycle5xx: 'provider_cycle_5xx',
+  /** {provider, chain, token}: |P ∩ T_fin| / |T_fin| × 100, against the chain's own Swap logs. */
+  tokenTradeRecallPct: 'token_trade_recall_pct',
+  /** {provider, chain, token}: 1 for a probe of a cell with ground truth, 0 on a failure the provider caused. */
+  tokenTradeRecallProbeOk: 'token_trade_recall_probe_ok',
+  /** {provider, chain, token}: |P \ T|, the provider's hashes no Swap log of the token's pools holds. */
+  tokenTradeUnmatched: 'token_trade_unmatched',
+  /** {chain, token}: |T_fin|, distinct swap transactions in the window up to the finalized block. */
+  tokenTradeTruthCount: 'token_trade_truth_count',
+  /** {chain, token, edge=from|to}: the blocks the truth was read from (to: the last finalized one counted). */
+  tokenTradeTruthBlocks: 'token_trade_truth_blocks',
+  /** {chain, token, reason}: 1 when the cell had no ground truth this cycle, and why. */
+  tokenTradeTruthUnavailable: 'token_trade_truth_unavailable',
 } as const;
 
 const M = TRADE_CAPTURE_METRICS;
@@ -48,5 +60,35 @@ export const TRADE_CAPTURE_METRIC_DECLARATIONS: readonly MetricDeclaration[] = [
     name: M.providerCycle5xx,
     labels: ['benchmark', 'provider'],
     help: '1 when at least half of the provider probes of the cycle got a 5xx',
+  },
+  {
+    name: M.tokenTradeRecallPct,
+    labels: CELL,
+    help: "Recall against the chain's own Swap logs up to the finalized block, percent",
+  },
+  {
+    name: M.tokenTradeRecallProbeOk,
+    labels: CELL,
+    help: '1 when the probe of a cell with ground truth succeeded, 0 on a failure the provider caused',
+  },
+  {
+    name: M.tokenTradeUnmatched,
+    labels: CELL,
+    help: 'Returned transactions no Swap log of the window holds',
+  },
+  {
+    name: M.tokenTradeTruthCount,
+    labels: ['chain', 'token'],
+    help: 'Distinct swap transactions of the window up to the finalized block (ground truth)',
+  },
+  {
+    name: M.tokenTradeTruthBlocks,
+    labels: ['chain', 'token', 'edge'],
+    help: 'First and last block the ground truth counted',
+  },
+  {
+    name: M.tokenTradeTruthUnavailable,
+    labels: ['chain', 'token', 'reason'],
+    help: '1 when the cell had no ground truth in the cycle',
   },
 ];

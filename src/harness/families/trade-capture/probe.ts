@@ -13,6 +13,8 @@ import type { TradeAdapter, TradeFetch, TradeWindow } from './adapters/contract.
 import { TRADE_ADAPTERS } from './adapters/registry.ts';
 import { type CellLabels, type CellOutcome, cycleFiveXxSample, scoreCell } from './cell-score.ts';
 import { markUnresponsive } from './mark-unresponsive.ts';
+import { matchTruth, type RecallOutcome, recallTruthOf, scoreRecall } from './recall-score.ts';
+import type { Truth } from './truth.ts';
 
 /** A provider the probe measures: its adapter and the union of the chains its benchmarks want. */
 interface Measured {
@@ -125,6 +127,8 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
       const ps = measured.filter((m) => m.chains.has(token.chain));
       if (ps.length === 0) return null;
       if (signal.aborted) return abandon(token.chain, token.symbol);
+      // Read beside the providers' fetches, over the same window: it never delays their timing.
+      const truthRead = readTruth(rt, token, w, signal);
       const results = await Promise.all(
         ps.map(async (m) => {
           const t0 = performance.now();
@@ -151,6 +155,15 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
         unionCount: unionSize(okSets),
       });
       samples.push(...score.samples);
+      const truth = await truthRead;
+      const recall = scoreRecall({
+        chain: token.chain,
+        token: token.symbol,
+        at,
+        truth: recallTruthOf(truth),
+        outcomes: results.map(({ m, r }) => ({ provider: m.slug, outcome: recallOutcomeOf(r, truth) })),
+      });
+      samples.push(...recall.samples);
       const providers: CellProviderOutcome[] = [];
       results.forEach(({ m, r, durationMs }, i) => {
         const s = score.providers[i];
@@ -263,6 +276,29 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     });
   }
   return reports;
+}
+
+/** A reader failure is the reference node's, never the providers': the cell then has no truth. */
+async function readTruth(
+  rt: HarnessRuntime,
+  token: { readonly chain: string; readonly address: string },
+  w: TradeWindow,
+  signal: AbortSignal,
+): Promise<Truth> {
+  const address = token.address.toLowerCase();
+  if (!rt.truth || !/^0x[0-9a-f]{40}$/.test(address))
+    return { status: 'unavailable', reason: 'no-reference-node', message: 'no reference node for the chain' };
+  try {
+    return await rt.truth.read(token.chain, address as `0x${string}`, w, signal);
+  } catch (e) {
+    rt.log('warn', `ground truth ${token.chain}/${token.address}: ${(e as Error).message}`, {});
+    return { status: 'unavailable', reason: 'node-error', message: (e as Error).message };
+  }
+}
+
+function recallOutcomeOf(r: Result<TradeFetch>, truth: Truth): RecallOutcome {
+  if (r.ok) return truth.status === 'ok' ? matchTruth(r.value.hashes, truth) : { kind: 'ours' };
+  return blame(r.failure) === 'ours' ? { kind: 'ours' } : { kind: 'provider_failure' };
 }
 
 /** The scoring's view of a fetch: blame decides whether a failure is the provider's or ours. */

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORED_METRIC_NAMES } from '../src/core/family.ts';
 import type { Sample } from '../src/core/samples.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
-import { demoDexes } from '../src/demo/demo-dexes.ts';
+import { demoDexes, demoTruthReader } from '../src/demo/demo-dexes.ts';
 import { loadHarnessConfig, simulatorEnv } from '../src/harness/config.ts';
+import { createTruthReader } from '../src/harness/families/trade-capture/truth.ts';
 import { referenceVar } from '../src/harness/rpc-config.ts';
 import { startHarness } from '../src/harness/service.ts';
 import { REFERENCE_TOKENS } from '../src/harness/tokens.ts';
@@ -171,6 +172,34 @@ describe('ground truth on a real chain (issue 23)', () => {
     expect(recall('bitquery')).toBe(100);
     expect(unmatched('codex')).toBe(0);
     expect(unmatched('bitquery')).toBeGreaterThan(5);
+  });
+
+  it('a window before the chain has no truth, from the node itself or the demo reader, never a count', async () => {
+    const token = (PEPE?.address.toLowerCase() ?? '') as `0x${string}`;
+    const early = { startMs: chain.origin - 2 * HOUR, endMs: chain.origin - HOUR / 2 };
+    const node = createTruthReader({ references: new Map([['ethereum', chain.node.url]]), dexes: demoDexes });
+    expect(await node.read('ethereum', token, early)).toMatchObject({
+      status: 'unavailable',
+      reason: 'before-history',
+    });
+    // The demo's reader also refuses a window opening in block 1 (the DEX's setup, no swaps yet).
+    const setup = { startMs: chain.origin, endMs: chain.origin + HOUR };
+    expect(await demoTruthReader([chain]).read('ethereum', token, setup)).toMatchObject({
+      status: 'unavailable',
+      reason: 'before-history',
+    });
+  });
+
+  it("found the token's pools in the factory's creation logs and kept them in the store", () => {
+    const token = PEPE?.address.toLowerCase() ?? '';
+    const want = demoDex('ethereum')
+      .pairs.filter((p) => p.token0 === token || p.token1 === token)
+      .map((p) => p.address)
+      .sort();
+    const pools = stored.filter((s) => s.metric === 'token_trade_pool' && s.labels.token === token);
+    expect(pools.map((s) => s.labels.pool).sort()).toEqual(want);
+    const scan = stored.find((s) => s.metric === 'token_trade_pool_scan' && s.labels.token === token);
+    expect(scan?.v).toBeGreaterThan(400);
   });
 
   it('Solana has no truth: said in the audit and the Stat, never a count', async () => {

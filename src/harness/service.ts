@@ -10,7 +10,8 @@ import type { HarnessProvider } from './config.ts';
 import { HARNESS_PROVIDERS, type HarnessConfig } from './config.ts';
 import type { Family, ProbeReports } from './families/family.ts';
 import { familyNamed } from './families/index.ts';
-import type { DexDeployment } from './families/trade-capture/dexes.ts';
+import { type DexDeployment, dexesOf } from './families/trade-capture/dexes.ts';
+import { storedPoolCache } from './families/trade-capture/pool-store.ts';
 import type { PoolCache } from './families/trade-capture/pools.ts';
 import { createTruthReader, type TruthReader } from './families/trade-capture/truth.ts';
 import { type HarnessMetrics, harnessMetrics } from './metrics.ts';
@@ -120,14 +121,7 @@ export function startHarness(opts: HarnessOptions): Harness {
     ...(opts.sleep ? { sleep: opts.sleep } : {}),
     ...(opts.onCell ? { onCell: opts.onCell } : {}),
     ...(opts.virtualLatency ? { virtualLatency: true } : {}),
-    truth:
-      opts.truth ??
-      createTruthReader({
-        references: opts.harnessConfig.rpc.references,
-        ...(opts.dexes ? { dexes: opts.dexes } : {}),
-        ...(opts.poolCache ? { cache: opts.poolCache } : {}),
-        timeoutMs: opts.harnessConfig.rpcTimeoutMs,
-      }),
+    truth: opts.truth ?? truthReaderFor(opts, log),
     ...extraLabels(opts),
     semaphores: new Map(),
     notConfiguredLogged: new Set(),
@@ -280,6 +274,33 @@ export function startHarness(opts: HarnessOptions): Harness {
       for (const ctl of active) ctl.abort('shutdown');
       await scheduler.stop();
       await Promise.all([...tails.values()].map((p) => p.catch(() => {})));
+    },
+  };
+}
+
+/**
+ * The truth reader built from REFERENCE_RPC_<CHAIN>: the DEXes given (the real list by default),
+ * and its pool cache kept in the store unless one is given, so a restart resumes each token's
+ * creation-log scan where it stopped; reads wait once for the stored pools to load.
+ */
+function truthReaderFor(opts: HarnessOptions, log: HarnessLog): TruthReader {
+  const dexes = opts.dexes ?? dexesOf;
+  // No reference node, no truth to read: nothing to load or store either.
+  const stored =
+    opts.poolCache || opts.harnessConfig.rpc.references.size === 0
+      ? null
+      : storedPoolCache(opts.store, dexes, (e) => log('warn', `pool cache: ${e.message}`, {}));
+  const reader = createTruthReader({
+    references: opts.harnessConfig.rpc.references,
+    dexes,
+    ...(opts.poolCache ? { cache: opts.poolCache } : stored ? { cache: stored } : {}),
+    timeoutMs: opts.harnessConfig.rpcTimeoutMs,
+  });
+  if (!stored) return reader;
+  return {
+    async read(chain, token, w, signal) {
+      await stored.ready;
+      return reader.read(chain, token, w, signal);
     },
   };
 }

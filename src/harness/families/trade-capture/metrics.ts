@@ -29,6 +29,10 @@ export const TRADE_CAPTURE_METRICS = {
   tokenTradeTruthBlocks: 'token_trade_truth_blocks',
   /** {chain, token, reason}: 1 when the cell had no ground truth this cycle, and why. */
   tokenTradeTruthUnavailable: 'token_trade_truth_unavailable',
+  /** {chain, dex, factory, token, pool, pool_id}: 1 for each pool of a token found in the DEX's creation logs. */
+  tokenTradePool: 'token_trade_pool',
+  /** {chain, dex, factory, token}: the block up to which the token's creation logs were scanned. */
+  tokenTradePoolScan: 'token_trade_pool_scan',
 } as const;
 
 const M = TRADE_CAPTURE_METRICS;
@@ -90,5 +94,15 @@ export const TRADE_CAPTURE_METRIC_DECLARATIONS: readonly MetricDeclaration[] = [
     name: M.tokenTradeTruthUnavailable,
     labels: ['chain', 'token', 'reason'],
     help: '1 when the cell had no ground truth in the cycle',
+  },
+  {
+    name: M.tokenTradePool,
+    labels: ['chain', 'dex', 'factory', 'token', 'pool', 'pool_id'],
+    help: "A pool of the token found in the DEX factory's creation logs (the ground truth's pool cache)",
+  },
+  {
+    name: M.tokenTradePoolScan,
+    labels: ['chain', 'dex', 'factory', 'token'],
+    help: "Block up to which the DEX factory's creation logs were scanned for the token",
   },
 ];

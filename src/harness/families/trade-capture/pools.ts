@@ -14,7 +14,8 @@ export interface Pool {
 
 export interface PoolCache {
   get(key: string): { pools: Pool[]; scannedTo: number } | undefined;
-  set(key: string, v: { pools: Pool[]; scannedTo: number }): void;
+  /** `at`: the time of the read that extended the scan (a stored cache stamps its samples with it). */
+  set(key: string, v: { pools: Pool[]; scannedTo: number }, at?: number): void;
 }
 
 /** The in-memory PoolCache: a token's pools are scanned once from the factory's deployment, then only new blocks. */
@@ -98,6 +99,7 @@ export async function discoverPools(
   cache: PoolCache,
   signal?: AbortSignal,
   stats?: GetLogsStats,
+  at?: number,
 ): Promise<Pool[]> {
   const key = poolCacheKey(dex, token);
   const cached = cache.get(key);
@@ -125,6 +127,6 @@ export async function discoverPools(
   // A node that pruned part of the scan omits those creation logs silently: no pool list then
   // (before-history), and the demo, whose nodes keep 600 blocks, seeds the cache with its pools.
   await checkRetained(rpc, from, toBlock, signal);
-  cache.set(key, { pools, scannedTo: toBlock });
+  cache.set(key, { pools, scannedTo: toBlock }, at);
   return pools;
 }

@@ -117,7 +117,7 @@ async function readCell(
   if (fromBlock > toBlock) return { status: 'ok', all, finalized: fins, fromBlock, toBlock, finalizedTo };
   await checkRetained(c.rpc, fromBlock, toBlock, signal);
   for (const dex of dexes) {
-    const pools = await discoverPools(c.rpc, dex, token, toBlock, cache, signal, stats);
+    const pools = await discoverPools(c.rpc, dex, token, toBlock, cache, signal, stats, w.endMs);
     for (const filter of swapFilters(dex, pools)) {
       await getLogsSplit(
         c.rpc,

@@ -120,6 +120,14 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     });
     return out;
   };
+  // Every cell's truth is read from the cycle's start, beside the providers' fetches (cells run a
+  // few at a time; the reads need only the nodes): it never delays the providers' timing, and a
+  // cell rarely waits for it.
+  const truthReads = new Map(
+    rt.tokens
+      .filter((t) => measured.some((m) => m.chains.has(t.chain)))
+      .map((t) => [t, readTruth(rt, t, w, signal)] as const),
+  );
   const cells = await mapLimit(
     rt.tokens,
     rt.config.cellConcurrency,
@@ -127,8 +135,7 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
       const ps = measured.filter((m) => m.chains.has(token.chain));
       if (ps.length === 0) return null;
       if (signal.aborted) return abandon(token.chain, token.symbol);
-      // Read beside the providers' fetches, over the same window: it never delays their timing.
-      const truthRead = readTruth(rt, token, w, signal);
+      const truthRead = truthReads.get(token) ?? readTruth(rt, token, w, signal);
       const results = await Promise.all(
         ps.map(async (m) => {
           const t0 = performance.now();

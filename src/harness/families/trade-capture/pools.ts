@@ -24,6 +24,9 @@ export function memoryPoolCache(): PoolCache {
   return { get: (k) => m.get(k), set: (k, v) => void m.set(k, v) };
 }
 
+/** Blocks of creation logs scanned per step of a token's pool discovery (progress is kept per step). */
+export const SCAN_SLICE_BLOCKS = 500_000;
+
 export function poolCacheKey(dex: DexDeployment, token: string): string {
   return `${dex.chain}|${dex.name}|${dex.factory.toLowerCase()}|${token.toLowerCase()}`;
 }
@@ -100,6 +103,7 @@ export async function discoverPools(
   signal?: AbortSignal,
   stats?: GetLogsStats,
   at?: number,
+  sliceBlocks = SCAN_SLICE_BLOCKS,
 ): Promise<Pool[]> {
   const key = poolCacheKey(dex, token);
   const cached = cache.get(key);
@@ -107,26 +111,32 @@ export async function discoverPools(
   if (from > toBlock) return cached?.pools ?? [];
   const pools = [...(cached?.pools ?? [])];
   const seen = new Set(pools.map((p) => p.id ?? p.address));
-  for (const topics of tokenFilters(dex, token)) {
-    await getLogsSplit(
-      rpc,
-      { address: dex.factory, topics },
-      from,
-      toBlock,
-      (log) => {
-        const pool = poolOf(dex, log);
-        const k = pool.id ?? pool.address;
-        if (seen.has(k)) return;
-        seen.add(k);
-        pools.push(pool);
-      },
-      signal,
-      stats,
-    );
+  // In slices, each kept when done: a first scan from a factory deployed millions of blocks ago
+  // outlasts one cycle's budget, and the next cycle (or a restart, through a stored cache)
+  // continues from the last slice instead of the deployment block.
+  for (let a = from; a <= toBlock; a += sliceBlocks) {
+    const b = Math.min(toBlock, a + sliceBlocks - 1);
+    for (const topics of tokenFilters(dex, token)) {
+      await getLogsSplit(
+        rpc,
+        { address: dex.factory, topics },
+        a,
+        b,
+        (log) => {
+          const pool = poolOf(dex, log);
+          const k = pool.id ?? pool.address;
+          if (seen.has(k)) return;
+          seen.add(k);
+          pools.push(pool);
+        },
+        signal,
+        stats,
+      );
+    }
+    // A node that pruned part of the scan omits those creation logs silently: no pool list then
+    // (before-history); the demo, whose nodes keep 2,700 blocks, seeds the cache with its pools.
+    await checkRetained(rpc, a, b, signal);
+    cache.set(key, { pools: [...pools], scannedTo: b }, at);
   }
-  // A node that pruned part of the scan omits those creation logs silently: no pool list then
-  // (before-history), and the demo, whose nodes keep 600 blocks, seeds the cache with its pools.
-  await checkRetained(rpc, from, toBlock, signal);
-  cache.set(key, { pools, scannedTo: toBlock }, at);
   return pools;
 }

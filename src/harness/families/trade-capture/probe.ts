@@ -285,6 +285,9 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
   return reports;
 }
 
+/** How long a cell's truth read may take (wall clock) before the cell is scored without it. */
+export const TRUTH_BUDGET_MS = 120_000;
+
 /** A reader failure is the reference node's, never the providers': the cell then has no truth. */
 async function readTruth(
   rt: HarnessRuntime,
@@ -295,8 +298,11 @@ async function readTruth(
   const address = token.address.toLowerCase();
   if (!rt.truth || !/^0x[0-9a-f]{40}$/.test(address))
     return { status: 'unavailable', reason: 'no-reference-node', message: 'no reference node for the chain' };
+  // Its own budget within the cycle's: a slow node (or a first pool scan) must not hold the cells
+  // waiting for it until the cycle's deadline abandons the ones not yet run.
+  const budget = AbortSignal.any([signal, AbortSignal.timeout(TRUTH_BUDGET_MS)]);
   try {
-    return await rt.truth.read(token.chain, address as `0x${string}`, w, signal);
+    return await rt.truth.read(token.chain, address as `0x${string}`, w, budget);
   } catch (e) {
     rt.log('warn', `ground truth ${token.chain}/${token.address}: ${(e as Error).message}`, {});
     return { status: 'unavailable', reason: 'node-error', message: (e as Error).message };

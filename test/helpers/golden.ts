@@ -48,6 +48,7 @@ const CLOSED = '2026-11-19';
 const OLDER = '2026-11-18';
 const NET = 'network-coverage';
 const TRADE = 'token-trade-coverage';
+const RECALL = 'token-trade-recall';
 const get = (path: string, extra: Partial<GoldenRequest> = {}): GoldenRequest => ({
   method: 'GET',
   path,
@@ -239,6 +240,17 @@ export function goldenRequests(): GoldenRequest[] {
   ])
     rows.push(get(p));
   withRevalidation(`/benchmarks/${TRADE}`);
+  // Recall against the chain (issue 23): its Stat, a chain with truth and one outside its
+  // dimension, audits with groundTruth (latest cycle and window), its page.
+  for (const p of [
+    `/api/stat/${RECALL}`,
+    `/api/stat/${RECALL}?chain=ethereum`,
+    `/api/stat/${RECALL}?chain=solana`,
+    `/api/audit/${RECALL}/codex`,
+    `/api/audit/${RECALL}/mobula?window=24h&chain=base`,
+    `/benchmarks/${RECALL}`,
+  ])
+    rows.push(get(p));
   // The pages' stylesheet and script (content-hashed names), and an asset that does not exist.
   withRevalidation(STYLE_HREF);
   withRevalidation(SCRIPT_HREF);

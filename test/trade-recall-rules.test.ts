@@ -1,4 +1,6 @@
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { loadHarnessConfig, simulatorEnv } from '../src/harness/config.ts';
 import { DigestSet } from '../src/harness/digest-set.ts';
 import { scoreCell } from '../src/harness/families/trade-capture/cell-score.ts';
 import { TRADE_CAPTURE_METRICS as M } from '../src/harness/families/trade-capture/metrics.ts';
@@ -8,6 +10,11 @@ import {
   scoreRecall,
 } from '../src/harness/families/trade-capture/recall-score.ts';
 import type { Truth } from '../src/harness/families/trade-capture/truth.ts';
+import { startHarness } from '../src/harness/service.ts';
+import { loadSpecs } from '../src/publication/load-specs.ts';
+import { startSimulator } from '../src/sim/server.ts';
+import { BENCHMARKS_DIR } from './helpers/fixture.ts';
+import { openTestStore } from './helpers/memory-store.ts';
 
 const hash = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
 const set = (from: number, to: number, extra: readonly string[] = []): DigestSet => {
@@ -153,5 +160,42 @@ describe('recall against the chain (issue 23, rule 6)', () => {
     const rec = reader(recall.samples);
     expect(['a', 'b', 'c'].map((p) => rec(M.tokenTradeRecallPct, p))).toEqual([100, 100, 100]);
     expect(['a', 'b', 'c'].map((p) => rec(M.tokenTradeUnmatched, p))).toEqual([0, 0, 100]);
+  });
+});
+
+describe('the recall benchmark tallies only the cells it scores', () => {
+  it('a provider failing every cell, with no truth anywhere, has a cycle of 5xx for capture and none for recall', async () => {
+    const specs = (await loadSpecs(BENCHMARKS_DIR)).filter((s) => s.family === 'trade-capture');
+    const sim = await startSimulator({
+      seed: 3,
+      tradesPerHour: 60,
+      faults: { mobula: { kind: 'status', status: 503 } },
+    });
+    const store = await openTestStore();
+    try {
+      const h = startHarness({
+        store,
+        specs,
+        metrics: new Registry(),
+        // No REFERENCE_RPC_*: no cell has truth.
+        harnessConfig: loadHarnessConfig({
+          HARNESS_MAX_RETRIES: '0',
+          ...simulatorEnv(sim.baseUrls, sim.keys),
+        }),
+        autoStart: false,
+        sleep: async () => {},
+      });
+      const at = Date.UTC(2026, 6, 23, 12, 0);
+      await h.runCycle('token-trade-coverage', at);
+      await h.stop();
+      const cycles = await store.select({ metric: M.providerCycle5xx, after: at - 1, until: at });
+      const mobula = cycles
+        .filter((s) => s.labels.provider === 'mobula')
+        .map((s) => [s.labels.benchmark, s.v]);
+      expect(mobula).toEqual([['token-trade-coverage', 1]]);
+    } finally {
+      await sim.close();
+      await store.close();
+    }
   });
 });

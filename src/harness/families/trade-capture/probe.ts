@@ -13,6 +13,7 @@ import type { TradeAdapter, TradeFetch, TradeWindow } from './adapters/contract.
 import { TRADE_ADAPTERS } from './adapters/registry.ts';
 import { type CellLabels, type CellOutcome, cycleFiveXxSample, scoreCell } from './cell-score.ts';
 import { markUnresponsive } from './mark-unresponsive.ts';
+import { TRADE_CAPTURE_METRICS as METRICS } from './metrics.ts';
 import { matchTruth, type RecallOutcome, recallTruthOf, scoreRecall } from './recall-score.ts';
 import type { Truth } from './truth.ts';
 
@@ -98,9 +99,15 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     const total = rt.tokens.filter((t) => tallies.some((x) => x.chains.has(t.chain))).length;
     return { spec, outcomes, tallies, done: 0, total };
   });
-  /** The benchmarks that measure `provider` on `chain`, with their tally of it. */
-  const talliesOf = (provider: string, chain: string) =>
-    runs.flatMap((b) => b.tallies.filter((x) => x.slug === provider && x.chains.has(chain)));
+  /**
+   * The benchmarks that measure `provider` on `chain`, with their tally of it. A benchmark scored
+   * against the chain's truth (its probe metric is the recall probe) counts only the cells where
+   * the provider got a recall sample: its cycles of 5xx are over the cells it scores.
+   */
+  const talliesOf = (provider: string, chain: string, recallScored: boolean) =>
+    runs
+      .filter((b) => recallScored || !scoredAgainstTruth(b.spec))
+      .flatMap((b) => b.tallies.filter((x) => x.slug === provider && x.chains.has(chain)));
   const runsOfCell = (chain: string) => runs.filter((b) => b.tallies.some((x) => x.chains.has(chain)));
 
   /** A cell's report per benchmark that measures it, by slug. */
@@ -175,7 +182,7 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
       results.forEach(({ m, r, durationMs }, i) => {
         const s = score.providers[i];
         const labels = { provider: m.slug, chain: token.chain, token: token.symbol };
-        const tallies = talliesOf(m.slug, token.chain);
+        const tallies = talliesOf(m.slug, token.chain, recall.providers[i] != null);
         if (!r.ok) {
           const f = r.failure;
           const benchmark = runsOfCell(token.chain)
@@ -283,6 +290,11 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     });
   }
   return reports;
+}
+
+/** A benchmark of the family whose rows are recall against the chain (its probes: cells with truth). */
+function scoredAgainstTruth(spec: BenchmarkSpec): boolean {
+  return spec.derivation.mode === 'window' && spec.derivation.probeMetric === METRICS.tokenTradeRecallProbeOk;
 }
 
 /** How long a cell's truth read may take (wall clock) before the cell is scored without it. */

@@ -137,8 +137,8 @@ export const simulatedHarness: Prepare = async (service, log) => {
     dataDir: service.config.dataDir,
     log: harnessLog(log),
     backfillMs: 0,
-    // A little over the trade window, so the first cycle's window lies on the chain.
-    chainLeadMs: 65 * 60_000,
+    // The first cycle measures the latest closed 30-min slot: its window opens up to 90 min ago.
+    chainLeadMs: 100 * 60_000,
   });
   const stopChains = () => Promise.all(chains.map((c) => c.stop()));
   const sim = await startSimulator({

@@ -58,6 +58,16 @@ describe('harness CLI', () => {
     expect(r.err).toContain('[10/10]');
   });
 
+  it("--simulate reads EVM cells from demo chains and prints each cell's truth and recall", async () => {
+    const r = await cli(['run', 'token-trade-coverage', '--once', '--simulate']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/truth\s+recall%\s+unmatched/);
+    // An EVM cell: |T_fin| and each provider's recall against it.
+    expect(r.out).toMatch(/^ethereum\/PEPE\s+codex\s+ok\s+\d+\s+[\d.]+\s+\d+\s+\d+\s+\d+\.\d\s+\d+/m);
+    // Solana has no reference node: said, never a count.
+    expect(r.out).toMatch(/^solana\/BONK\s+codex\s+ok\s+\d+\s+[\d.]+\s+\d+\s+no-reference-node\s/m);
+  }, 30_000);
+
   it('rejects unknown benchmarks, providers and options with exit code 2', async () => {
     expect((await cli(['run', 'nope', '--once'])).code).toBe(2);
     expect((await cli(['run', 'network-coverage', '--provider', 'bitquery'])).code).toBe(2);

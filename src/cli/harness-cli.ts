@@ -118,6 +118,9 @@ export function formatReport(r: CycleReport): string {
         p.count === undefined ? '' : String(p.count),
         p.capturePct === undefined ? '' : p.capturePct.toFixed(1),
         c.unionCount === undefined ? '' : String(c.unionCount),
+        !c.truth ? '' : 'count' in c.truth ? String(c.truth.count) : c.truth.unavailable,
+        p.recallPct === undefined ? '' : p.recallPct.toFixed(1),
+        p.unmatched === undefined ? '' : String(p.unmatched),
         p.pages === undefined ? '' : String(p.pages),
         p.capped ? 'capped' : '',
         err(p.failure),
@@ -128,7 +131,23 @@ export function formatReport(r: CycleReport): string {
   const unresponsive = Object.entries(r.unresponsive ?? {}).filter(([, v]) => v);
   return [
     head,
-    table(['cell', 'provider', 'status', 'trades', 'capture%', 'union', 'pages', 'cap', 'error'], rows),
+    table(
+      [
+        'cell',
+        'provider',
+        'status',
+        'trades',
+        'capture%',
+        'union',
+        'truth',
+        'recall%',
+        'unmatched',
+        'pages',
+        'cap',
+        'error',
+      ],
+      rows,
+    ),
     ...(skipped.length ? [`skipped: ${skipped.map((p) => `${p.provider} (${p.status})`).join(', ')}`] : []),
     ...(unresponsive.length ? [`unresponsive: ${unresponsive.map(([p]) => p).join(', ')}`] : []),
   ].join('\n');
@@ -235,8 +254,9 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
   let chains: DemoChain[] = [];
   try {
     if (args.simulate) {
-      // Trade cells on EVM chains are read from demo chains (an hour of history up to now, in
-      // memory), as in the demo: the simulated providers answer from them and truth is read there.
+      // Trade cells on EVM chains are read from demo chains (100 minutes of history up to now, in
+      // memory: the latest closed slot's window lies on them), as in the demo: the simulated
+      // providers answer from them and truth is read there.
       if (spec.family === 'trade-capture') {
         const now = deps.now?.() ?? Date.now();
         chains = await openDemoChains({
@@ -244,7 +264,7 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
           now,
           log: () => {},
           backfillMs: 0,
-          chainLeadMs: 65 * 60_000,
+          chainLeadMs: 100 * 60_000,
         });
         await Promise.all(chains.map((c) => c.buildTo(now)));
       }

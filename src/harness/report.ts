@@ -19,6 +19,10 @@ export interface CellProviderOutcome {
   readonly status: 'ok' | 'zero' | 'excluded';
   readonly count?: number;
   readonly capturePct?: number;
+  /** Against the cell's ground truth (T_fin), when it had one. */
+  readonly recallPct?: number;
+  /** Returned transactions no Swap log of the window holds, when the cell had truth. */
+  readonly unmatched?: number;
   readonly capped?: boolean;
   readonly pages?: number;
   readonly failure?: ProbeFailure;
@@ -29,6 +33,8 @@ export interface CellReport {
   readonly chain: string;
   readonly token: string;
   readonly unionCount?: number;
+  /** The cell's ground truth: |T_fin|, or why it had none. */
+  readonly truth?: { readonly count: number } | { readonly unavailable: string };
   readonly providers: readonly CellProviderOutcome[];
   /** Set when our cycle deadline (or shutdown) cut the cell short: nothing stored for anyone. */
   readonly abandoned?: 'deadline' | 'shutdown';

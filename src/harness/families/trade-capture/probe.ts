@@ -14,7 +14,13 @@ import { TRADE_ADAPTERS } from './adapters/registry.ts';
 import { type CellLabels, type CellOutcome, cycleFiveXxSample, scoreCell } from './cell-score.ts';
 import { markUnresponsive } from './mark-unresponsive.ts';
 import { TRADE_CAPTURE_METRICS as METRICS } from './metrics.ts';
-import { matchTruth, type RecallOutcome, recallTruthOf, scoreRecall } from './recall-score.ts';
+import {
+  matchTruth,
+  type ProviderRecall,
+  type RecallOutcome,
+  recallTruthOf,
+  scoreRecall,
+} from './recall-score.ts';
 import type { Truth } from './truth.ts';
 
 /** A provider the probe measures: its adapter and the union of the chains its benchmarks want. */
@@ -211,6 +217,7 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
             status: 'zero',
             count: 0,
             ...(s.pct !== null ? { capturePct: s.pct } : {}),
+            ...recallOf(recall.providers[i]),
             failure: f,
             durationMs,
           });
@@ -230,6 +237,7 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
           status: 'ok',
           count: s.count,
           ...(s.pct !== null ? { capturePct: s.pct } : {}),
+          ...recallOf(recall.providers[i]),
           capped: v.capped,
           pages: v.pages,
           durationMs,
@@ -248,6 +256,7 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
           token: token.symbol,
           providers: providers.filter((p) => own.has(p.provider as HarnessProvider)),
           ...(unionCount !== undefined ? { unionCount } : {}),
+          truth: truth.status === 'ok' ? { count: truth.finalized.size } : { unavailable: truth.reason },
         };
         out.set(b.spec.slug, report);
         rt.onCell?.(b.spec.slug, report, ++b.done, b.total);
@@ -290,6 +299,12 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     });
   }
   return reports;
+}
+
+/** The report's view of a provider's recall on the cell (nothing when it was not scored). */
+function recallOf(r: ProviderRecall | null | undefined): { recallPct?: number; unmatched?: number } {
+  if (!r) return {};
+  return { recallPct: r.recallPct, ...(r.unmatched !== null ? { unmatched: r.unmatched } : {}) };
 }
 
 /** A benchmark of the family whose rows are recall against the chain (its probes: cells with truth). */

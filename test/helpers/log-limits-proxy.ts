@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { listenLoopback } from '../../src/sim/listen.ts';
 
 /**
  * A JSON-RPC proxy in front of a real node that enforces real providers' eth_getLogs limits with
@@ -178,15 +179,9 @@ export async function startLogLimitsProxy(upstream: string, scale = 100): Promis
     reply ??= await forward(body);
     send(reply.status, reply.text);
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const base = await listenLoopback(server, sockets);
   return {
-    url: (p) => `http://127.0.0.1:${port}/${p}`,
+    url: (p) => `${base}/${p}`,
     stats,
     close: () =>
       new Promise<void>((r) => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { listenLoopback } from '../../src/sim/listen.ts';
 
 /** What the proxy does with one request of one provider (the first path segment). */
 export type ProxyBehaviour =
@@ -60,15 +61,9 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
     res.writeHead(up.status, { 'content-type': 'application/json' });
     res.end(reply);
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const base = await listenLoopback(server, sockets);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: base,
     behave: (provider, fn) => behaviours.set(provider, fn),
     close: () =>
       new Promise<void>((r) => {

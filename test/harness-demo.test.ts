@@ -30,13 +30,17 @@ async function everything(store: Store): Promise<Sample[]> {
 
 describe('harness demo backfill', () => {
   it('plans aligned slots in (now − days, now], in time order, one per family', () => {
-    // token-trade-recall shares token-trade-coverage's probe: it adds no slot.
+    // token-trade-recall shares token-trade-coverage's probe: it adds no slot, nor would any other
+    // benchmark of that family (a copy stands in for one, whatever the shipped YAML files are).
+    const coverage = specs.find((s) => s.slug === 'token-trade-coverage') as BenchmarkSpec;
+    const sibling: BenchmarkSpec = { ...coverage, slug: 'token-trade-sibling', number: '099' };
     const slots = backfillSlots(
-      specs,
-      ['network-coverage', 'token-trade-coverage', 'token-trade-recall'],
+      [...specs, sibling],
+      ['network-coverage', 'token-trade-coverage', 'token-trade-recall', 'token-trade-sibling'],
       NOW,
       3,
     );
+    expect(slots.some((s) => s.benchmark === 'token-trade-sibling')).toBe(false);
     expect(slots.filter((s) => s.benchmark === 'network-coverage')).toHaveLength(12);
     expect(slots.filter((s) => s.benchmark === 'token-trade-coverage')).toHaveLength(144);
     expect(slots.at(-1)).toEqual({ benchmark: 'token-trade-coverage', at: Date.UTC(2026, 6, 23, 12, 0) });

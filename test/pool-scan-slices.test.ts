@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { dexDeployment } from '../src/harness/families/trade-capture/dexes.ts';
 import { discoverPools, memoryPoolCache, poolCacheKey } from '../src/harness/families/trade-capture/pools.ts';
-import { TruthRpc } from '../src/harness/families/trade-capture/truth-rpc.ts';
+import { ReferenceRpc } from '../src/harness/reference-rpc.ts';
 import { type RpcProxy, startRpcProxy } from './helpers/rpc-proxy.ts';
 import { deployV2Dex, startTestAnvil, type TestAnvil } from './helpers/v2-dex.ts';
 
@@ -28,7 +28,7 @@ describe('pool discovery keeps its progress slice by slice', () => {
         ? { kind: 'status', status: 503 }
         : { kind: 'pass' },
     );
-    const rpc = new TruthRpc(`${proxy.url}/p`);
+    const rpc = new ReferenceRpc(`${proxy.url}/p`);
     const d = dexDeployment('anvil', 'uniswap-v2', 'uniswap-v2', dex.factory, dex.factoryBlock, 'test');
     const cache = memoryPoolCache();
     const key = poolCacheKey(d, dex.tkn);

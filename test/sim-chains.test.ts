@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeFunctionData } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BALANCE_OF_ABI } from '../src/harness/families/json-rpc/methods.ts';
 import { REFERENCE_TOKENS } from '../src/harness/tokens.ts';
 import type { Clock, LogLevel } from '../src/harness/types.ts';
 import { HISTORY_VERSION, plannedBlock } from '../src/sim/chains/history.ts';
@@ -88,15 +89,7 @@ describe('demo chains', () => {
       expect(logs.length).toBeGreaterThan(20);
       expect(logs.every((l) => l.address === token)).toBe(true);
       const data = encodeFunctionData({
-        abi: [
-          {
-            type: 'function',
-            name: 'balanceOf',
-            stateMutability: 'view',
-            inputs: [{ name: 'a', type: 'address' }],
-            outputs: [{ name: '', type: 'uint256' }],
-          },
-        ],
+        abi: BALANCE_OF_ABI,
         functionName: 'balanceOf',
         args: [HOLDERS[0] as `0x${string}`],
       });

@@ -7,7 +7,7 @@ import {
   poolCacheKey,
 } from '../src/harness/families/trade-capture/pools.ts';
 import { createTruthReader } from '../src/harness/families/trade-capture/truth.ts';
-import { TruthRpc } from '../src/harness/families/trade-capture/truth-rpc.ts';
+import { ReferenceRpc } from '../src/harness/reference-rpc.ts';
 import { type AnvilNode, startAnvil } from '../src/sim/chains/anvil.ts';
 import { RpcClient } from '../src/sim/chains/rpc.ts';
 import {
@@ -76,7 +76,7 @@ async function blockMs(n: number): Promise<number> {
 
 describe('V3 and V4 pool discovery on anvil', () => {
   it('finds exactly the V3 pools and the V4 pool ids of a token, in either token position', async () => {
-    const truthRpc = new TruthRpc(node?.url ?? '');
+    const truthRpc = new ReferenceRpc(node?.url ?? '');
     const head = await latest();
     for (const t of [A, B, C]) {
       const cache = memoryPoolCache();
@@ -93,7 +93,7 @@ describe('V3 and V4 pool discovery on anvil', () => {
   });
 
   it('extends a cached scan with only the blocks after scannedTo', async () => {
-    const truthRpc = new TruthRpc(node?.url ?? '');
+    const truthRpc = new ReferenceRpc(node?.url ?? '');
     const cache = memoryPoolCache();
     const before = await latest();
     // A cache that says "scanned, no pools": only a scan from before + 1 on can find anything.

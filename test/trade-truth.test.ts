@@ -4,7 +4,7 @@ import type { DigestSet } from '../src/harness/digest-set.ts';
 import { dexDeployment } from '../src/harness/families/trade-capture/dexes.ts';
 import { discoverPools, memoryPoolCache, poolCacheKey } from '../src/harness/families/trade-capture/pools.ts';
 import { createTruthReader, type Truth } from '../src/harness/families/trade-capture/truth.ts';
-import { TruthRpc } from '../src/harness/families/trade-capture/truth-rpc.ts';
+import { ReferenceRpc } from '../src/harness/reference-rpc.ts';
 import { deployV2Dex, startTestAnvil, type TestAnvil, type V2Dex } from './helpers/v2-dex.ts';
 
 /** Real anvil nodes (automine off, blocks sealed at chosen timestamps) and real HTTP servers. */
@@ -81,7 +81,7 @@ describe('the truth reader on a V2 DEX', () => {
 
   it('finds the token pools from PairCreated logs, in either token position, and caches the scan', async () => {
     const cache = memoryPoolCache();
-    const rpc = new TruthRpc(dex.node.url);
+    const rpc = new ReferenceRpc(dex.node.url);
     const latest = Number(await dex.node.rpc.call<string>('eth_blockNumber'));
     const pools = await discoverPools(rpc, dexOf(dex), dex.tkn, latest, cache);
     expect(pools.map((p) => p.address).sort()).toEqual([dex.pairs.tknWeth, dex.pairs.tknQuote].sort());

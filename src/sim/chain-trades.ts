@@ -1,11 +1,10 @@
+import { V2_SWAP_TOPIC } from './chains/dex.ts';
+
 /**
  * An in-memory index of one demo chain's Uniswap V2 Swap logs, per reference token: what the
  * simulated Mobula, Codex and Bitquery read instead of the model for windows inside the node's
  * retained history (issue 23, item 3). Read from the node with eth_getLogs, incrementally.
  */
-
-/** keccak256("Swap(address,uint256,uint256,uint256,uint256,address)"): Uniswap V2 and its forks. */
-export const SWAP_V2_TOPIC = '0xd78ad95fa46c994b6551d0da85fc275fe613ce37657fb8d5e3d130840159d822';
 
 /** Trading starts at block 2 (block 1 deploys the DEX): no Swap log is older. */
 const FIRST_TRADE_BLOCK = 2;
@@ -222,7 +221,7 @@ export class ChainTradeIndex {
               fromBlock: quantity(a),
               toBlock: quantity(b),
               address: [...this.pairs.keys()],
-              topics: [SWAP_V2_TOPIC],
+              topics: [V2_SWAP_TOPIC],
             },
           ],
         },

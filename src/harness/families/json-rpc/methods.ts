@@ -1,4 +1,4 @@
-import { encodeFunctionData, keccak256, toHex } from 'viem';
+import { encodeFunctionData, keccak256, parseAbi, toHex } from 'viem';
 import type { RpcFailureReason, RpcKind } from './metrics.ts';
 
 /**
@@ -13,16 +13,10 @@ export const PIN_DEPTH = 10;
 export const LOG_BLOCKS = 100;
 
 const TRANSFER_TOPIC = keccak256(toHex('Transfer(address,address,uint256)'));
+/** ERC-20 `balanceOf`, the `call` probe's question (the demo chains' tests ask it too). */
+export const BALANCE_OF_ABI = parseAbi(['function balanceOf(address owner) view returns (uint256)']);
 const BALANCE_OF = encodeFunctionData({
-  abi: [
-    {
-      type: 'function',
-      name: 'balanceOf',
-      stateMutability: 'view',
-      inputs: [{ name: 'owner', type: 'address' }],
-      outputs: [{ name: '', type: 'uint256' }],
-    },
-  ],
+  abi: BALANCE_OF_ABI,
   functionName: 'balanceOf',
   args: [PROBE_ACCOUNT],
 });

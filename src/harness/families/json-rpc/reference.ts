@@ -1,3 +1,4 @@
+import { ReferenceRpc } from '../../reference-rpc.ts';
 import {
   type BlockRef,
   blockRef,
@@ -9,24 +10,6 @@ import {
 
 /** The reference node is ours: a generous bound, and a failure means no reference answer. */
 const REFERENCE_TIMEOUT_MS = 10_000;
-
-async function call(
-  url: string,
-  method: string,
-  params: readonly unknown[],
-  signal: AbortSignal,
-): Promise<unknown> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.any([signal, AbortSignal.timeout(REFERENCE_TIMEOUT_MS)]),
-  });
-  if (res.status !== 200) throw new Error(`reference answered HTTP ${res.status}`);
-  const env = (await res.json()) as { result?: unknown; error?: unknown };
-  if (env.error !== undefined && env.error !== null) throw new Error('reference answered an error');
-  return env.result;
-}
 
 /**
  * The reference node's answers for one chain at the start of a slot (untimed): its head, the block
@@ -40,15 +23,17 @@ export async function referenceAnswers(
   token: string,
   signal: AbortSignal,
 ): Promise<ReferenceAnswers | null> {
+  const rpc = new ReferenceRpc(url, REFERENCE_TIMEOUT_MS);
+  const call = (method: string, params: readonly unknown[]) => rpc.call(method, params, signal);
   try {
-    const chainId = await call(url, 'eth_chainId', [], signal);
+    const chainId = await call('eth_chainId', []);
     if (typeof chainId !== 'string' || chainId.toLowerCase() !== chainIdHex) return null;
-    const head = blockRef(await call(url, 'eth_getBlockByNumber', ['latest', false], signal));
+    const head = blockRef(await call('eth_getBlockByNumber', ['latest', false]));
     if (!head || head.number < PIN_DEPTH) return null;
     const pinned = head.number - PIN_DEPTH;
     const ask = (kind: 'balance' | 'call' | 'logs') => {
       const r = requestOf(kind, token, pinned);
-      return call(url, r.method, r.params, signal);
+      return call(r.method, r.params);
     };
     const [balance, callResult, logs] = await Promise.all([ask('balance'), ask('call'), ask('logs')]);
     const normal = normalLogs(logs);
@@ -62,7 +47,8 @@ export async function referenceAnswers(
 /** The reference's block of a number (to check a provider's `latest`), or null when it has none. */
 export async function referenceBlock(url: string, n: number, signal: AbortSignal): Promise<BlockRef | null> {
   try {
-    return blockRef(await call(url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false], signal));
+    const rpc = new ReferenceRpc(url, REFERENCE_TIMEOUT_MS);
+    return blockRef(await rpc.call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false], signal));
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
+import { parseQuantity, quantity, type ReferenceRpc, RpcFailure } from '../../reference-rpc.ts';
 import { TruthFailure } from './logs.ts';
-import { parseQuantity, quantity, RpcFailure, type TruthRpc } from './truth-rpc.ts';
 
 /** keccak256(rlp([])): the transactionsRoot of a block without transactions. */
 export const EMPTY_TX_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
@@ -26,7 +26,7 @@ function header(raw: unknown, what: string): Header | null {
 
 /** A block's header fields the reader uses, or null when the node does not serve the block. */
 export async function fetchHeader(
-  rpc: TruthRpc,
+  rpc: ReferenceRpc,
   n: number | 'finalized',
   signal?: AbortSignal,
 ): Promise<Header | null> {
@@ -44,7 +44,7 @@ const CACHE_LIMIT = 100_000;
 export class BlockClock {
   private readonly ts = new Map<number, number>();
 
-  constructor(private readonly rpc: TruthRpc) {}
+  constructor(private readonly rpc: ReferenceRpc) {}
 
   header(n: number | 'finalized', signal?: AbortSignal): Promise<Header | null> {
     return fetchHeader(this.rpc, n, signal);
@@ -108,7 +108,7 @@ export class BlockClock {
  * Pool discovery runs the same check over its creation scan: a pruned PairCreated is a lost pool.
  */
 export async function checkRetained(
-  rpc: TruthRpc,
+  rpc: ReferenceRpc,
   from: number,
   to: number,
   signal?: AbortSignal,

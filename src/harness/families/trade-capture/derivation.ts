@@ -42,6 +42,8 @@ export async function tradeCaptureExtras(
     readTruthSamples(store, [providerMatcher], labelMatchers, win),
   ]);
   const unresponsive = unresponsiveProviders(cycle5xx, spec.unresponsiveAfter);
+  // The whole view's truth (compute.ts reads statFields with no narrowing): computed once.
+  const statFields = { groundTruth: statGroundTruth(truth) };
   return (keep) => {
     const countAt = new Map<string, number>();
     const unionAt = new Map<string, number>();
@@ -56,12 +58,6 @@ export async function tradeCaptureExtras(
       for (const s of counts) if (keep(s)) countAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
       for (const s of unions) if (keep(s)) unionAt.set(key(s), s.v);
       for (const s of truth.recall) if (keep(s)) recallAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
-    };
-    const statFields = {
-      groundTruth: statGroundTruth({
-        counts: truth.counts.filter((s) => keep(s)),
-        unavailable: truth.unavailable.filter((s) => keep(s)),
-      }),
     };
     if (!ofCapture) return { unresponsive, statFields };
     return {

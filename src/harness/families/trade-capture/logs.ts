@@ -1,4 +1,4 @@
-import { parseQuantity, quantity, RpcFailure, type TruthRpc } from './truth-rpc.ts';
+import { parseQuantity, quantity, type ReferenceRpc, RpcFailure } from '../../reference-rpc.ts';
 
 /** Why a cell has no truth (issue 23 §5): every one of them means "no count", never a low one. */
 export type TruthFailureReason = 'before-history' | 'node-error' | 'limit';
@@ -92,7 +92,7 @@ export interface GetLogsStats {
  * The span found is kept for the next ranges, so a 10,000-block limit costs one failed request.
  */
 export async function getLogsSplit(
-  rpc: TruthRpc,
+  rpc: ReferenceRpc,
   filter: LogFilter,
   from: number,
   to: number,

@@ -1,7 +1,7 @@
+import type { ReferenceRpc } from '../../reference-rpc.ts';
 import { checkRetained } from './block-search.ts';
 import type { DexDeployment, DexKind } from './dexes.ts';
 import { type GetLogsStats, getLogsSplit, type Hex, type SlimLog, TruthFailure } from './logs.ts';
-import type { TruthRpc } from './truth-rpc.ts';
 
 export interface Pool {
   readonly dex: string;
@@ -95,7 +95,7 @@ function tokenFilters(dex: DexDeployment, token: string): (string | null)[][] {
  * pools and the block they are known to.
  */
 export async function discoverPools(
-  rpc: TruthRpc,
+  rpc: ReferenceRpc,
   dex: DexDeployment,
   token: `0x${string}`,
   toBlock: number,

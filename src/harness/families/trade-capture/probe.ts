@@ -13,7 +13,6 @@ import type { TradeAdapter, TradeFetch, TradeWindow } from './adapters/contract.
 import { TRADE_ADAPTERS } from './adapters/registry.ts';
 import { type CellLabels, type CellOutcome, cycleFiveXxSample, scoreCell } from './cell-score.ts';
 import { markUnresponsive } from './mark-unresponsive.ts';
-import { TRADE_CAPTURE_METRICS as METRICS } from './metrics.ts';
 import {
   matchTruth,
   type ProviderRecall,
@@ -106,13 +105,19 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     return { spec, outcomes, tallies, done: 0, total };
   });
   /**
-   * The benchmarks that measure `provider` on `chain`, with their tally of it. A benchmark scored
-   * against the chain's truth (its probe metric is the recall probe) counts only the cells where
-   * the provider got a recall sample: its cycles of 5xx are over the cells it scores.
+   * The benchmarks that measure `provider` on `chain` and scored its probe of the cell (a sample of
+   * their probe metric was written: every cell for capture, only cells with truth for recall),
+   * with their tally of it: each benchmark's cycles of 5xx are over the cells it scores.
    */
-  const talliesOf = (provider: string, chain: string, recallScored: boolean) =>
+  const talliesOf = (provider: string, chain: string, written: readonly Sample[]) =>
     runs
-      .filter((b) => recallScored || !scoredAgainstTruth(b.spec))
+      .filter((b) => {
+        const d = b.spec.derivation;
+        return (
+          d.mode !== 'window' ||
+          written.some((s) => s.metric === d.probeMetric && s.labels.provider === provider)
+        );
+      })
       .flatMap((b) => b.tallies.filter((x) => x.slug === provider && x.chains.has(chain)));
   const runsOfCell = (chain: string) => runs.filter((b) => b.tallies.some((x) => x.chains.has(chain)));
 
@@ -184,11 +189,12 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
         outcomes: results.map(({ m, r }) => ({ provider: m.slug, outcome: recallOutcomeOf(r, truth) })),
       });
       samples.push(...recall.samples);
+      const cellSamples = [...score.samples, ...recall.samples];
       const providers: CellProviderOutcome[] = [];
       results.forEach(({ m, r, durationMs }, i) => {
         const s = score.providers[i];
         const labels = { provider: m.slug, chain: token.chain, token: token.symbol };
-        const tallies = talliesOf(m.slug, token.chain, recall.providers[i] != null);
+        const tallies = talliesOf(m.slug, token.chain, cellSamples);
         if (!r.ok) {
           const f = r.failure;
           const benchmark = runsOfCell(token.chain)
@@ -305,11 +311,6 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
 function recallOf(r: ProviderRecall | null | undefined): { recallPct?: number; unmatched?: number } {
   if (!r) return {};
   return { recallPct: r.recallPct, ...(r.unmatched !== null ? { unmatched: r.unmatched } : {}) };
-}
-
-/** A benchmark of the family whose rows are recall against the chain (its probes: cells with truth). */
-function scoredAgainstTruth(spec: BenchmarkSpec): boolean {
-  return spec.derivation.mode === 'window' && spec.derivation.probeMetric === METRICS.tokenTradeRecallProbeOk;
 }
 
 /** How long a cell's truth read may take (wall clock) before the cell is scored without it. */

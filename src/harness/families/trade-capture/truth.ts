@@ -1,9 +1,9 @@
 import { DigestSet } from '../../digest-set.ts';
+import { parseQuantity, ReferenceRpc } from '../../reference-rpc.ts';
 import { BlockClock, checkRetained } from './block-search.ts';
 import { type DexDeployment, dexesOf } from './dexes.ts';
 import { chunked, type GetLogsStats, getLogsSplit, type Hex, type LogFilter, TruthFailure } from './logs.ts';
 import { discoverPools, memoryPoolCache, type Pool, type PoolCache } from './pools.ts';
-import { parseQuantity, TruthRpc } from './truth-rpc.ts';
 
 export type TruthReason = 'no-reference-node' | 'before-history' | 'node-error' | 'limit';
 
@@ -56,7 +56,7 @@ export function swapFilters(dex: DexDeployment, pools: readonly Pool[]): LogFilt
 }
 
 interface Chain {
-  readonly rpc: TruthRpc;
+  readonly rpc: ReferenceRpc;
   readonly clock: BlockClock;
   readonly ranges: Map<string, { readonly at: number; readonly range: Promise<BlockRange> }>;
 }
@@ -163,7 +163,7 @@ export function createTruthReader(opts: TruthReaderOptions): TruthReader {
         };
       let c = chains.get(chain);
       if (c === undefined) {
-        const rpc = new TruthRpc(url, opts.timeoutMs);
+        const rpc = new ReferenceRpc(url, opts.timeoutMs);
         c = { rpc, clock: new BlockClock(rpc), ranges: new Map() };
         chains.set(chain, c);
       }

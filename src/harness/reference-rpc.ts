@@ -1,8 +1,9 @@
 /**
- * The truth reader's JSON-RPC client: plain fetch, one call per request, and every failure kept
- * with its HTTP status, JSON-RPC code and message, because the range splitter must tell a
- * provider's limit (split and retry) from any other error (no truth). No retries here: a retried
- * answer that still fails is the same failure, and the cycle reads again in 30 minutes.
+ * The harness's client for reference nodes (REFERENCE_RPC_<CHAIN>): the json-rpc family's answers
+ * to check, and the trade cells' ground truth. Plain fetch, one call per request, untimed, and
+ * every failure kept with its HTTP status, JSON-RPC code and message, because the truth reader's
+ * range splitter must tell a provider's limit (split and retry) from any other error (no truth).
+ * No retries: a retried answer that still fails is the same failure, and the next slot asks again.
  */
 
 export class RpcFailure extends Error {
@@ -22,7 +23,7 @@ export class RpcFailure extends Error {
 
 interface RpcReply {
   readonly result?: unknown;
-  readonly error?: { readonly code?: unknown; readonly message?: unknown };
+  readonly error?: { readonly code?: unknown; readonly message?: unknown } | null;
 }
 
 function parseReply(text: string): RpcReply | undefined {
@@ -34,7 +35,7 @@ function parseReply(text: string): RpcReply | undefined {
   }
 }
 
-export class TruthRpc {
+export class ReferenceRpc {
   private nextId = 1;
 
   constructor(
@@ -68,7 +69,7 @@ export class TruthRpc {
       throw new RpcFailure(`${method}: HTTP ${res.status}${msg ? ` (${msg})` : ''}`, res.status, code, msg);
     }
     if (reply === undefined) throw new RpcFailure(`${method}: malformed reply`);
-    if (err !== undefined)
+    if (err !== undefined && err !== null)
       throw new RpcFailure(`${method}: ${msg ?? 'error'} (${code ?? '?'})`, undefined, code, msg);
     if (!('result' in reply)) throw new RpcFailure(`${method}: reply without result`);
     return reply.result as T;

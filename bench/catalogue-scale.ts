@@ -14,9 +14,13 @@
  *    in-process service, once idle and once while full recomputes run back to back (every spec but
  *    the one wrk reads is touched before each, so wrk measures cached reads, not that one recompute).
  * Targets at N = 1000: recompute < 10 s, RSS < 1 GB, cached-read p99 unaffected.
+ * CATALOGUE_MODE=window generates window-mode specs instead (bench/catalogue.ts, family
+ * synthetic-window: one latency per provider per cycle on one cell, as many value samples as the
+ * latest-mode catalogue), to price the window derivation per spec (issue 24: its full recompute at
+ * N = 1000 may grow by less than 20% with intervals and the paired tests against the leader).
  *
- * Run: npm run bench:catalogue   (CATALOGUE_N=10,100 to choose; needs /usr/bin/wrk)
- * Writes bench/results/catalogue-scale.json.
+ * Run: npm run bench:catalogue   (CATALOGUE_N=10,100 to choose, CATALOGUE_MODE=window; needs /usr/bin/wrk)
+ * Writes bench/results/catalogue-scale.json (catalogue-scale-window.json in window mode).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -31,7 +35,15 @@ import { createLogger } from '../src/log.ts';
 import { defaultRoutes } from '../src/routes.ts';
 import { createService, type Service } from '../src/service.ts';
 import { freePort } from '../test/helpers/service-process.ts';
-import { catalogueMetric, catalogueSlug, writeCatalogue } from './catalogue.ts';
+import {
+  CATALOGUE_CELL,
+  type CatalogueMode,
+  catalogueLatencyMetric,
+  catalogueMetric,
+  catalogueProbeMetric,
+  catalogueSlug,
+  writeCatalogue,
+} from './catalogue.ts';
 import { runWrk, writeResults } from './wrk-lib.ts';
 
 const PROVIDERS = 20;
@@ -41,6 +53,7 @@ const WRK_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Per-N bound: a run past it is killed and reported as such. */
 const LIMIT_MS = Number(process.env.CATALOGUE_LIMIT_S ?? 240) * 1000;
 const NS = (process.env.CATALOGUE_N ?? '10,100,1000').split(',').map(Number);
+const MODE: CatalogueMode = process.env.CATALOGUE_MODE === 'window' ? 'window' : 'latest';
 const ROOT = new URL('..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin/citebench.mjs');
 
@@ -198,15 +211,24 @@ async function measureChild(
   }
 }
 
-/** One new sample per provider for every spec but `except`, at `t`. */
+/** One new sample per provider for every spec but `except`, at `t` (window mode: a latency and its probe). */
 function touch(n: number, t: number, except: number | null): Sample[] {
   const out: Sample[] = [];
   for (let i = 1; i <= n; i++) {
     if (i === except) continue;
     for (let j = 1; j <= PROVIDERS; j++) {
+      const provider = `synthetic-${String(j).padStart(2, '0')}`;
+      if (MODE === 'window') {
+        const labels = { provider, cell: CATALOGUE_CELL, [ORIGIN_LABEL]: SIMULATED_ORIGIN };
+        out.push(
+          { metric: catalogueLatencyMetric(i), labels, t, v: 20 + ((i * 31 + j * 7 + t / 60_000) % 200) },
+          { metric: catalogueProbeMetric(i), labels, t, v: 1 },
+        );
+        continue;
+      }
       out.push({
         metric: catalogueMetric(i),
-        labels: { provider: `synthetic-${String(j).padStart(2, '0')}`, [ORIGIN_LABEL]: SIMULATED_ORIGIN },
+        labels: { provider, [ORIGIN_LABEL]: SIMULATED_ORIGIN },
         t,
         v: 100 + ((i * 31 + j * 7 + t / 60_000) % 900),
       });
@@ -404,7 +426,7 @@ const machine = {
   cores: cpus().length,
   node: process.version,
 };
-process.stderr.write(`machine: ${machine.cpu} × ${machine.cores}, node ${machine.node}\n`);
+process.stderr.write(`machine: ${machine.cpu} × ${machine.cores}, node ${machine.node}; mode ${MODE}\n`);
 const rows: Row[] = [];
 for (const n of NS) {
   const deadline = Date.now() + LIMIT_MS;
@@ -422,6 +444,7 @@ for (const n of NS) {
       hours: HOURS,
       stepMinutes: STEP_MINUTES,
       now: Date.now(),
+      mode: MODE,
     });
     row.generateS = (performance.now() - g0) / 1000;
     row.samples = cat.samples;
@@ -462,7 +485,7 @@ const lines = [
   ),
 ];
 process.stdout.write(
-  `\nmachine: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}; ${PROVIDERS} providers per spec, ${HOURS} h of ${STEP_MINUTES}-minute samples; wrk -t1 -c32 -d${WRK_SECONDS}s\n\n${lines.join('\n')}\n\n`,
+  `\nmachine: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}; ${MODE}-mode specs; ${PROVIDERS} providers per spec, ${HOURS} h of ${STEP_MINUTES}-minute samples; wrk -t1 -c32 -d${WRK_SECONDS}s\n\n${lines.join('\n')}\n\n`,
 );
 for (const r of rows) {
   const c = r.child;
@@ -478,9 +501,10 @@ for (const r of rows) {
     ].join('\n')}\n`,
   );
 }
-await writeResults('catalogue-scale', {
+await writeResults(MODE === 'window' ? 'catalogue-scale-window' : 'catalogue-scale', {
   date: new Date().toISOString(),
   machine,
+  mode: MODE,
   providers: PROVIDERS,
   hours: HOURS,
   stepMinutes: STEP_MINUTES,

@@ -1,7 +1,10 @@
 /**
  * A synthetic catalogue for scale benchmarks (issue 15): N benchmark specs shaped like
  * benchmarks/network-coverage.yml (one value per provider per cycle, `latest` derivation), each with
- * its own slug (`synthetic-0001` …) and metric (`synthetic_0001_value` …), every one over the same
+ * its own slug (`synthetic-0001` …) and metric (`synthetic_0001_value` …), or with `mode: 'window'`
+ * shaped like benchmarks/rpc-latency.yml (family synthetic-window: one latency per provider per
+ * cycle on one cell, with its probe outcome, `window` derivation: quantiles, intervals and the
+ * paired tests against the leader over 24 h), every one over the same
  * synthetic providers (`synthetic-01` …, registered for the run), and `hours` of samples at
  * `stepMinutes` for every (spec, provider) in the embedded DuckDB store, written through the store's
  * own append. Every sample carries origin="simulated", with a harness_cycle marker per spec and
@@ -35,7 +38,11 @@ export interface CatalogueOptions {
   /** Epoch ms: the newest cycle is the newest aligned slot at or before it. */
   readonly now: number;
   readonly seed?: number;
+  /** `latest` (default: counts, as network-coverage) or `window` (latencies, as rpc-latency). */
+  readonly mode?: CatalogueMode;
 }
+
+export type CatalogueMode = 'latest' | 'window';
 
 export interface Catalogue {
   readonly benchmarksDir: string;
@@ -43,7 +50,7 @@ export interface Catalogue {
   readonly slugs: readonly string[];
   /** Every sample stored, cycle markers included. */
   readonly samples: number;
-  /** Samples of the benchmarks' own metrics (spec × provider × cycle). */
+  /** Samples of the benchmarks' own value metrics (spec × provider × cycle, less failed probes in window mode). */
   readonly valueSamples: number;
   /** The newest cycle written (epoch ms). */
   readonly lastCycle: number;
@@ -57,6 +64,11 @@ const BATCH = 100_000;
 
 export const catalogueSlug = (i: number): string => `synthetic-${String(i).padStart(4, '0')}`;
 export const catalogueMetric = (i: number): string => `synthetic_${String(i).padStart(4, '0')}_value`;
+/** Window mode's value and probe metrics (family synthetic-window). */
+export const catalogueLatencyMetric = (i: number): string => `synthetic_${String(i).padStart(4, '0')}_ms`;
+export const catalogueProbeMetric = (i: number): string => `synthetic_${String(i).padStart(4, '0')}_ok`;
+/** Window mode's one cell: every provider is measured on it every cycle. */
+export const CATALOGUE_CELL = 'c1';
 
 /** The spec of catalogue entry `i` (1-based), in the shape of benchmarks/network-coverage.yml. */
 export function catalogueSpec(i: number, providers: readonly ProviderInfo[]): BenchmarkSpecInput {
@@ -102,6 +114,69 @@ export function catalogueSpec(i: number, providers: readonly ProviderInfo[]): Be
 }
 
 /**
+ * Window mode's spec `i`, in the shape of benchmarks/rpc-latency.yml: a latency per provider and
+ * cycle on one cell, lower is better, the shared window derivation.
+ */
+export function catalogueWindowSpec(i: number, providers: readonly ProviderInfo[]): BenchmarkSpecInput {
+  const id = String(i).padStart(4, '0');
+  const latest = catalogueSpec(i, providers);
+  return {
+    ...latest,
+    subtitle: `Synthetic scale-test benchmark ${id}: one latency per synthetic provider per cycle.`,
+    metric: `Synthetic latency ${id}`,
+    unit: 'ms',
+    higherIsBetter: false,
+    methodology: [
+      'Synthetic: one latency per synthetic provider and cycle on one cell, drawn from a seeded generator; nothing is measured.',
+      'Statistics as rpc-latency: p50, p90, p99 and mean over the 24 h window on comparable (cell, cycle) pairs.',
+    ],
+    family: 'synthetic-window',
+    derivation: {
+      mode: 'window',
+      metric: catalogueLatencyMetric(i),
+      probeMetric: catalogueProbeMetric(i),
+      cellLabels: ['cell'],
+    },
+  };
+}
+
+/**
+ * Window mode's cycle at `t`: per spec, every provider's latency on the one cell (a stable base
+ * per (spec, provider) plus a skewed per-cycle draw, as network latencies are) and its probe
+ * outcome (1 in 100 fails, then no latency), then the spec's harness_cycle marker.
+ */
+function windowCycleSamples(
+  t: number,
+  n: number,
+  providers: readonly ProviderInfo[],
+  seed: number,
+  bases: Float64Array,
+): Sample[] {
+  const out: Sample[] = [];
+  const r = prng(hash32(`catalogue-window:${seed}:${t}`));
+  for (let i = 1; i <= n; i++) {
+    const metric = catalogueLatencyMetric(i);
+    const probe = catalogueProbeMetric(i);
+    for (let j = 0; j < providers.length; j++) {
+      const p = providers[j] as ProviderInfo;
+      const labels = { provider: p.slug, cell: CATALOGUE_CELL, [ORIGIN_LABEL]: SIMULATED_ORIGIN };
+      const ok = r() >= 0.01;
+      out.push({ metric: probe, labels, t, v: ok ? 1 : 0 });
+      if (!ok) continue;
+      const base = 20 + ((bases[(i - 1) * providers.length + j] as number) % 200);
+      out.push({ metric, labels, t, v: Math.round((base + 60 * r() ** 3) * 1000) / 1000 });
+    }
+    out.push({
+      metric: METRICS.harnessCycle,
+      labels: { benchmark: catalogueSlug(i), [ORIGIN_LABEL]: SIMULATED_ORIGIN },
+      t,
+      v: 1,
+    });
+  }
+  return out;
+}
+
+/**
  * The samples of one cycle at `t`: every provider's value of every spec, then one harness_cycle
  * marker per spec (as a simulated harness cycle writes them). A provider's value is a stable base
  * per (spec, provider) plus a small per-cycle drift, all from the seed.
@@ -141,6 +216,9 @@ function cycleSamples(
 export async function writeCatalogue(o: CatalogueOptions): Promise<Catalogue> {
   if (!Number.isInteger(o.n) || o.n < 1 || o.n > 1000) throw new RangeError('n must be 1 to 1000');
   const seed = o.seed ?? 1;
+  const mode = o.mode ?? 'latest';
+  const specOf = mode === 'window' ? catalogueWindowSpec : catalogueSpec;
+  const cycleOf = mode === 'window' ? windowCycleSamples : cycleSamples;
   const providers = registerSyntheticProviders(o.providers).slice(0, o.providers);
   const benchmarksDir = join(o.dir, 'benchmarks');
   const dataDir = join(o.dir, 'data');
@@ -152,7 +230,7 @@ export async function writeCatalogue(o: CatalogueOptions): Promise<Catalogue> {
   const slugs: string[] = [];
   const parsed = [];
   for (let i = 1; i <= o.n; i++) {
-    const spec = catalogueSpec(i, providers);
+    const spec = specOf(i, providers);
     const file = join(benchmarksDir, `${spec.slug}.yml`);
     // Validated as the service will validate it, so a bad catalogue fails here, not at start-up.
     parsed.push(parseSpec(file, spec));
@@ -175,11 +253,16 @@ export async function writeCatalogue(o: CatalogueOptions): Promise<Catalogue> {
   const cycles = Math.floor((o.hours * 3_600_000) / step);
   const store = await openStore({ backend: 'embedded' }, { dataDir, duckdbMemoryLimit: '1GB' });
   let samples = 0;
+  let valueSamples = 0;
+  const valueMetric = mode === 'window' ? /_ms$/ : /_value$/;
   try {
     let batch: Sample[] = [];
     // Oldest cycle first, as a harness would have written them.
     for (let c = cycles - 1; c >= 0; c--) {
-      for (const s of cycleSamples(lastCycle - c * step, o.n, providers, seed, bases)) batch.push(s);
+      for (const s of cycleOf(lastCycle - c * step, o.n, providers, seed, bases)) {
+        batch.push(s);
+        if (valueMetric.test(s.metric)) valueSamples++;
+      }
       if (batch.length >= BATCH || c === 0) {
         samples += await store.append(batch);
         batch = [];
@@ -193,7 +276,7 @@ export async function writeCatalogue(o: CatalogueOptions): Promise<Catalogue> {
     dataDir,
     slugs,
     samples,
-    valueSamples: o.n * providers.length * cycles,
+    valueSamples,
     lastCycle,
     specsMs,
     samplesMs: performance.now() - t1,
@@ -209,6 +292,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       hours: { type: 'string', default: '24' },
       'step-minutes': { type: 'string', default: '20' },
       seed: { type: 'string', default: '1' },
+      mode: { type: 'string', default: 'latest' },
     },
   });
   if (!values.dir) {
@@ -223,6 +307,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     stepMinutes: Number(values['step-minutes']),
     now: Date.now(),
     seed: Number(values.seed),
+    mode: values.mode === 'window' ? 'window' : 'latest',
   });
   process.stdout.write(
     `${c.slugs.length} specs in ${c.benchmarksDir} (${(c.specsMs / 1000).toFixed(1)} s), ${c.samples} samples in ${c.dataDir} (${(c.samplesMs / 1000).toFixed(1)} s)\n` +

@@ -42,9 +42,20 @@ const show = (title: string, rows: readonly Row[]) => {
       unresponsive?: boolean;
       unionCapture?: unknown;
       recall?: { p50: number } | null;
+      // Issue 24's fields, absent on the code before it: printed when present.
+      ci95?: { p50: [number, number] | null } | null;
+      vsLeader?: { pairs: number; pValue: number };
+      tiedWithLeader?: boolean;
+      insufficientData?: boolean;
     };
+    const unc = [
+      extra.ci95?.p50 ? `  ci95 [${extra.ci95.p50.join(', ')}]` : '',
+      extra.vsLeader ? `  vsLeader p ${extra.vsLeader.pValue} (${extra.vsLeader.pairs} cycles)` : '',
+      extra.tiedWithLeader ? '  TIED with leader' : '',
+      extra.insufficientData ? '  insufficientData' : '',
+    ].join('');
     console.log(
-      `  ${String(r.rank ?? '-').padStart(2)} ${r.slug.padEnd(13)} p50 ${String(r.ms.p50).padStart(8)}  mean ${String(r.ms.mean).padStart(8)}  n ${String(r.sampleSize).padStart(4)}  ok ${String(r.successRate).padStart(7)}%${extra.noComparison ? '  noComparison' : ''}${extra.unresponsive ? '  unresponsive' : ''}${extra.unionCapture ? `  union ${JSON.stringify(extra.unionCapture)}` : ''}${extra.recall ? `  recall p50 ${extra.recall.p50}` : ''}`,
+      `  ${String(r.rank ?? '-').padStart(2)} ${r.slug.padEnd(13)} p50 ${String(r.ms.p50).padStart(8)}  mean ${String(r.ms.mean).padStart(8)}  n ${String(r.sampleSize).padStart(4)}  ok ${String(r.successRate).padStart(7)}%${extra.noComparison ? '  noComparison' : ''}${extra.unresponsive ? '  unresponsive' : ''}${extra.unionCapture ? `  union ${JSON.stringify(extra.unionCapture)}` : ''}${extra.recall ? `  recall p50 ${extra.recall.p50}` : ''}${unc}`,
     );
   }
 };
@@ -84,10 +95,14 @@ for (let a = 0; a < providers.length; a++) {
         aValue: number | null;
         bValue: number | null;
         reason?: string;
+        significance?: { pairs: number; pValue: number };
       }>;
     };
     const rows = c.shared
-      .map((x) => `${x.slug}: ${x.winner}${x.reason ? ` (${x.reason})` : ''} ${x.aValue}/${x.bValue}`)
+      .map(
+        (x) =>
+          `${x.slug}: ${x.winner}${x.reason ? ` (${x.reason})` : ''} ${x.aValue}/${x.bValue}${x.significance ? ` p ${x.significance.pValue}/${x.significance.pairs}` : ''}`,
+      )
       .join('; ');
     console.log(`  ${providers[a]} vs ${providers[b]}: ${JSON.stringify(c.totalWins)} ${rows}`);
   }

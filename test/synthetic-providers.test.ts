@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalogueSpec, writeCatalogue } from '../bench/catalogue.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig, testConfig } from '../src/config.ts';
 import {
   isSyntheticProvider,
   PROVIDERS,
@@ -13,6 +13,7 @@ import {
 } from '../src/core/providers.ts';
 import { parseSpec, SpecError } from '../src/core/spec-schema.ts';
 import { loadProviderCatalogue, loadSpecs } from '../src/publication/load-specs.ts';
+import { createPublication } from '../src/publication/publication.ts';
 import { readOrigins } from '../src/publication/sample-origins.ts';
 import { openDuckDbStore } from '../src/store/duckdb-store.ts';
 import { BENCHMARKS_DIR } from './helpers/fixture.ts';
@@ -104,6 +105,45 @@ describe('synthetic providers (scale benchmarks only)', () => {
       await reopened.close();
       expect(first).toHaveLength(24);
       expect(second).toEqual(first);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('window mode: specs of family synthetic-window that the shared window derivation ranks', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalogue-window-'));
+    try {
+      const now = Date.UTC(2026, 10, 20, 12, 5);
+      const c = await writeCatalogue({
+        dir,
+        n: 2,
+        providers: 4,
+        hours: 4,
+        stepMinutes: 20,
+        now,
+        mode: 'window',
+      });
+      const specs = await loadSpecs(c.benchmarksDir);
+      expect(specs.map((s) => [s.slug, s.family, s.derivation.mode, s.derivation.metric])).toEqual([
+        ['synthetic-0001', 'synthetic-window', 'window', 'synthetic_0001_ms'],
+        ['synthetic-0002', 'synthetic-window', 'window', 'synthetic_0002_ms'],
+      ]);
+      // 2 specs × 4 providers × 12 cycles of probes, a latency for each that succeeded, 24 markers.
+      expect(c.samples).toBe(96 + c.valueSamples + 24);
+      expect(c.valueSamples).toBeGreaterThan(90);
+      const store = await openDuckDbStore({ path: join(c.dataDir, 'citebench.duckdb') });
+      const pub = createPublication({ specs, store, config: testConfig(), clock: () => now });
+      try {
+        const { value: stat } = await pub.stat('synthetic-0001', null);
+        expect(stat.rankings.map((r) => r.rank)).toEqual([1, 2, 3, 4]);
+        expect(stat.rankings.every((r) => r.sampleSize >= 10 && r.sampleSize <= 12)).toBe(true);
+        expect(stat.unit).toBe('ms');
+        const p50s = stat.rankings.map((r) => r.ms.p50);
+        expect(p50s).toEqual([...p50s].sort((a, b) => a - b));
+      } finally {
+        pub.close();
+        await store.close();
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

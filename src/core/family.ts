@@ -33,6 +33,8 @@ export interface FamilyShape {
    * catalogue): the pattern those names follow. A spec's metric may match it instead of the list.
    */
   readonly benchmarkMetric?: RegExp;
+  /** The labels of those per-benchmark metrics ([provider] when unsaid): a window spec's cells come from them. */
+  readonly benchmarkMetricLabels?: readonly string[];
   /**
    * Metrics the family's derivation extras read besides the spec's own `metric` and `probeMetric`
    * (trade capture's counts, union and cycles of 5xx): their new samples change its views too.
@@ -97,5 +99,5 @@ export function registerFamilies(list: readonly FamilyShape[]): void {
 export function metricLabels(family: FamilyShape, metric: string): readonly string[] | undefined {
   const declared = family.metrics.find((m) => m.name === metric)?.labels;
   if (declared) return declared;
-  return family.benchmarkMetric?.test(metric) ? ['provider'] : undefined;
+  return family.benchmarkMetric?.test(metric) ? (family.benchmarkMetricLabels ?? ['provider']) : undefined;
 }

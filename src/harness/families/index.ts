@@ -4,6 +4,7 @@ import { chainListing } from './chain-listing/index.ts';
 import type { Family } from './family.ts';
 import { jsonRpc } from './json-rpc/index.ts';
 import { synthetic } from './synthetic/index.ts';
+import { syntheticWindow } from './synthetic-window/index.ts';
 import { tradeCapture } from './trade-capture/index.ts';
 
 /**
@@ -11,7 +12,13 @@ import { tradeCapture } from './trade-capture/index.ts';
  * benchmark of a family is a YAML file in benchmarks/. Importing this module registers their
  * shapes with the core (spec validation, stored metric names, origin probes).
  */
-export const FAMILY_LIST: readonly Family[] = [chainListing, tradeCapture, jsonRpc, synthetic];
+export const FAMILY_LIST: readonly Family[] = [
+  chainListing,
+  tradeCapture,
+  jsonRpc,
+  synthetic,
+  syntheticWindow,
+];
 
 const byName = new Map(FAMILY_LIST.map((f) => [f.name, f]));
 registerFamilies(FAMILY_LIST);

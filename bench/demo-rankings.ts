@@ -2,7 +2,7 @@
  * Prints the demo's published answers (seeded simulator, real harness cycles, a fixed clock) so a
  * change of methodology can be compared before and after on identical inputs:
  * the unfiltered and per-chain token-trade rankings (capture beside recall against the chain on the
- * EVM chains), the network-coverage ranking, and the compare
+ * EVM chains), the network-coverage and json-rpc rankings, and the compare
  * answers of every provider pair. `--hours-before H` evaluates every view H hours before the demo's
  * end (e.g. 16: the window then holds the seeded 503 outage and the refused key).
  * Run: npx tsx bench/demo-rankings.ts [--seed 42] [--hours-before 16] [--json]
@@ -72,6 +72,8 @@ for (const [slug, filters] of [
   ['token-trade-recall', { chain: 'base' }],
   ['token-trade-recall', null],
   ['network-coverage', null],
+  ['rpc-latency', null],
+  ['rpc-head-lag', null],
 ] as const) {
   const s = (await pub.stat(slug, filters)).value;
   show(

@@ -1,7 +1,8 @@
 import { isoTime } from '../../../core/format.ts';
 import { eq } from '../../../core/samples.ts';
 import { selection } from '../../../core/selection.ts';
-import type { AuditBody, AuditRequest, Family, ProbeReports, ProbeRun } from '../family.ts';
+import type { AuditBody, AuditRequest, Family } from '../family.ts';
+import { markOnlyProbe } from '../synthetic/index.ts';
 
 const WINDOW_MS = 24 * 3_600_000;
 
@@ -51,22 +52,6 @@ export const syntheticWindow: Family = {
   derivationMetrics: [],
   rowFields: [],
   adapterProviders: [],
-  // Nothing to ask anyone: the generator wrote the samples. The harness still marks the cycle.
-  async probe(run: ProbeRun): Promise<ProbeReports> {
-    const written = await run.write([]);
-    return new Map(
-      run.benchmarks.map((spec) => [
-        spec.slug,
-        {
-          benchmark: spec.slug,
-          at: run.at,
-          durationMs: 0,
-          samplesWritten: written,
-          aborted: false,
-          providers: [],
-        },
-      ]),
-    );
-  },
+  probe: markOnlyProbe,
   audit: syntheticWindowAudit,
 };

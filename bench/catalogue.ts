@@ -128,7 +128,8 @@ export function catalogueWindowSpec(i: number, providers: readonly ProviderInfo[
     higherIsBetter: false,
     methodology: [
       'Synthetic: one latency per synthetic provider and cycle on one cell, drawn from a seeded generator; nothing is measured.',
-      'Statistics as rpc-latency: p50, p90, p99 and mean over the 24 h window on comparable (cell, cycle) pairs.',
+      'Statistics as rpc-latency: p50, p90, p99 and mean over the 24 h window on comparable (cell, cycle) pairs, with their 95% intervals.',
+      'Ties as rpc-latency: the sign test on per-cycle differences, and a 2 ms margin (tieMargin).',
     ],
     family: 'synthetic-window',
     derivation: {
@@ -136,7 +137,19 @@ export function catalogueWindowSpec(i: number, providers: readonly ProviderInfo[
       metric: catalogueLatencyMetric(i),
       probeMetric: catalogueProbeMetric(i),
       cellLabels: ['cell'],
+      // As rpc-latency's: a difference of 2 ms or less between p50s is no verdict.
+      tieMargin: 2,
     },
+  };
+}
+
+/** Spec `i`'s harness_cycle marker at `t`, as a simulated harness cycle writes it. */
+function cycleMarker(i: number, t: number): Sample {
+  return {
+    metric: METRICS.harnessCycle,
+    labels: { benchmark: catalogueSlug(i), [ORIGIN_LABEL]: SIMULATED_ORIGIN },
+    t,
+    v: 1,
   };
 }
 
@@ -166,12 +179,7 @@ function windowCycleSamples(
       const base = 20 + ((bases[(i - 1) * providers.length + j] as number) % 200);
       out.push({ metric, labels, t, v: Math.round((base + 60 * r() ** 3) * 1000) / 1000 });
     }
-    out.push({
-      metric: METRICS.harnessCycle,
-      labels: { benchmark: catalogueSlug(i), [ORIGIN_LABEL]: SIMULATED_ORIGIN },
-      t,
-      v: 1,
-    });
+    out.push(cycleMarker(i, t));
   }
   return out;
 }
@@ -202,12 +210,7 @@ function cycleSamples(
         v: Math.round(base + (r() - 0.5) * 6),
       });
     }
-    out.push({
-      metric: METRICS.harnessCycle,
-      labels: { benchmark: catalogueSlug(i), [ORIGIN_LABEL]: SIMULATED_ORIGIN },
-      t,
-      v: 1,
-    });
+    out.push(cycleMarker(i, t));
   }
   return out;
 }

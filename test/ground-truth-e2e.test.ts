@@ -207,7 +207,8 @@ describe('ground truth on a real chain (issue 23)', () => {
     expect(stored.some((s) => s.metric === 'token_trade_recall_pct' && s.labels.chain === 'solana')).toBe(
       false,
     );
-    const f = await fixture({ samples: stored });
+    // One cycle: where truth is said, not the minimum sample count, is under test.
+    const f = await fixture({ samples: stored, minSamples: 1 });
     try {
       const { value: stat } = await f.publication.stat('token-trade-coverage', null);
       expect(stat.groundTruth).toEqual({ status: 'partial', reason: 'no-reference-node' });

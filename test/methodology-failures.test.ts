@@ -218,7 +218,8 @@ describe('rule 5: compare uses the pair rule, and never pools lone cells', () =>
 
   it('with shared pairs, only those pairs count (the lone Stellar 100s stay out)', async () => {
     const shared: Sample[] = [];
-    for (const h of [1, 2]) {
+    // Ten cycles: enough shared samples (minSamples) and paired cycles for the sign test to decide.
+    for (let h = 1; h <= 10; h++) {
       const t = NOW - h * H;
       shared.push(
         ...capture('mobula', 'solana', 'BONK', t, 70),
@@ -274,7 +275,8 @@ describe('rule 8: the unresponsive marker follows the region filter', () => {
   }
 
   it('?region=eu marks Bitquery unresponsive; ?region=us and the aggregate do not', async () => {
-    const f = await fixture({ samples });
+    // Three cycles: the marker, not the minimum sample count, is under test.
+    const f = await fixture({ samples, minSamples: 1 });
     const marker = async (region: string | null) => {
       const { value } = await f.publication.stat(BENCH, region === null ? null : { region });
       const row = value.rankings.find((r) => r.slug === 'bitquery');

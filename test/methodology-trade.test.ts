@@ -60,7 +60,8 @@ describe('rule 1: fair aggregation across cells', () => {
   }
 
   it('B leads the unfiltered ranking; cells only A measured stay out of the aggregate', async () => {
-    const f = await fixture({ samples });
+    // Three cycles: this rule, not the minimum sample count, is under test.
+    const f = await fixture({ samples, minSamples: 1 });
     const { value: stat } = await f.publication.stat(BENCH, null);
     expect(stat.rankings.map((r) => [r.slug, r.rank, r.ms.p50, r.sampleSize])).toEqual([
       ['bitquery', 1, 100, 6],
@@ -118,6 +119,8 @@ describe("rule 6: the union baseline beside the spec's", () => {
         ...scored('codex', 'solana', 'BONK', t, { count: 80, max: 100 }),
         union('solana', 'BONK', t, 125),
       ],
+      // One cycle: the union baseline, not the minimum sample count, is under test.
+      minSamples: 1,
     });
     const { value: stat } = await f.publication.stat(BENCH, null);
     expect(stat.rankings.map((r) => [r.slug, r.ms.p50, r.unionCapture])).toEqual([

@@ -134,11 +134,16 @@ describe('rule 2: like with like', () => {
         ...capture('codex', 'ethereum', 'PEPE', t1, 100),
         ...capture('bitquery', 'ethereum', 'PEPE', t1, 70),
       ],
+      // One shared pair: the pair rule is under test, not the minimum sample count.
+      minSamples: 1,
     });
     const r = await f.publication.compare('mobula', 'codex');
     if (!r.ok) throw new Error(r.message);
     const row = r.served.value.shared.find((x) => x.slug === TRADE);
-    expect(row).toMatchObject({ aValue: 90, bValue: 80, winner: 'a', delta: 10, comparable: true });
+    // One paired cycle cannot be significant (sign test p = 1): a statistical tie that keeps its delta.
+    expect(row).toMatchObject({ aValue: 90, bValue: 80, winner: 'tie', delta: 10, comparable: true });
+    expect(row?.reason).toBe('not-significant');
+    expect(row?.significance).toEqual({ test: 'sign-test', pairs: 1, pValue: 1, margin: 0.5 });
     expect(row?.asOf).toBe(new Date(t1).toISOString());
     await f.close();
   });

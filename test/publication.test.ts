@@ -117,6 +117,8 @@ describe('publication: token-trade-coverage', () => {
         // Out of the window: ignored.
         ...cell('codex', 'solana', 'BONK', NOW - 25 * H, 100),
       ],
+      // Two cycles: the quantiles and the cell rule, not the minimum sample count, are under test.
+      minSamples: 1,
     });
     const { value: all } = await f.publication.stat('token-trade-coverage', null);
     const mobula = all.rankings.find((r) => r.slug === 'mobula');
@@ -168,6 +170,8 @@ describe('publication: token-trade-coverage', () => {
           },
         ]),
       ],
+      // One cycle: the unresponsive marker, not the minimum sample count, is under test.
+      minSamples: 1,
     });
     const { value: stat } = await f.publication.stat('token-trade-coverage', null);
     expect(stat.rankings.map((r) => [r.slug, r.rank, r.unresponsive])).toEqual([

@@ -147,7 +147,8 @@ describe('rule 5: head lag from the block probes', () => {
     const store = createMemoryStore();
     const b = (p: string) => ({ ...series(p), kind: 'block' as const });
     const best = new Map([['ethereum', block(100, 1_200)]]);
-    for (let i = 0; i < 5; i++) {
+    // Ten slots: the minimum a row needs to be ranked (minSamples).
+    for (let i = 0; i < 10; i++) {
       await store.append(
         samplesOf(
           [
@@ -162,7 +163,7 @@ describe('rule 5: head lag from the block probes', () => {
         ),
       );
     }
-    const stat = await computeStat(store, headLag, null, T0 + 10 * MIN, { baseUrl: 'http://x', name: 'x' });
+    const stat = await computeStat(store, headLag, null, T0 + 15 * MIN, { baseUrl: 'http://x', name: 'x' });
     expect(stat.rankings.map((r) => [r.slug, r.ms.p50, r.successRate])).toEqual([
       ['alchemy', 0, 100],
       ['infura', 12_000, 100],

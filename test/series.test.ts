@@ -182,7 +182,8 @@ describe('bestPerChain / worstPerChain', () => {
       );
       samples.push(capture('mobula', 'stellar', 'yXLM', t, 100));
     }
-    const f = await fixture({ samples });
+    // Three cycles: the per-chain bests, not the minimum sample count, are under test.
+    const f = await fixture({ samples, minSamples: 1 });
     const stat = (await f.publication.stat('token-trade-coverage', null)).value;
     expect(stat.bestPerChain).toEqual({
       solana: { slug: 'bitquery', name: 'Bitquery', value: 100 },

@@ -46,7 +46,7 @@ describe('a spec names its family, and its providers from the catalogue', () => 
   it('the window derivation no longer asks for the family’s own metrics', async () => {
     const data = await shipped('token-trade-coverage');
     const d = data.derivation as Record<string, unknown>;
-    expect(Object.keys(d).sort()).toEqual(['cellLabels', 'metric', 'mode', 'probeMetric']);
+    expect(Object.keys(d).sort()).toEqual(['cellLabels', 'metric', 'mode', 'probeMetric', 'tieMargin']);
     expect(() =>
       parseSpec('token-trade-coverage.yml', {
         ...data,
@@ -100,6 +100,7 @@ describe('a spec names its family, and its providers from the catalogue', () => 
           metric: 'token_trade_capture_pct',
           probeMetric: 'nope',
           cellLabels: ['chain', 'venue'],
+          tieMargin: 0.5,
         },
         providers: [...providers, { slug: 'nobody', endpoint: 'x' }],
       }),

@@ -140,6 +140,9 @@ describe('synthetic providers (scale benchmarks only)', () => {
         expect(stat.unit).toBe('ms');
         const p50s = stat.rankings.map((r) => r.ms.p50);
         expect(p50s).toEqual([...p50s].sort((a, b) => a - b));
+        // Intervals and the leader tests come with the derivation (issue 24).
+        expect(stat.rankings.every((r) => r.ci95?.p50 !== null && r.ci95?.p99 === null)).toBe(true);
+        expect(stat.rankings.slice(1).every((r) => r.vsLeader?.margin === 2)).toBe(true);
       } finally {
         pub.close();
         await store.close();

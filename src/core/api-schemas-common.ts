@@ -47,3 +47,30 @@ export type ApiError = z.infer<typeof errorSchema>;
 export type Filters = z.infer<typeof filtersSchema>;
 export type Leader = z.infer<typeof leaderSchema>;
 export type Cite = z.infer<typeof citeSchema>;
+
+/** A 95% interval [lo, hi] of a quantile from order statistics (src/core/uncertainty.ts). */
+export const intervalSchema = z
+  .tuple([z.number(), z.number()])
+  .nullable()
+  .describe('[lo, hi]: order statistics x(l) and x(u) of the sorted samples; null when too few samples.');
+
+export const significanceSchema = z
+  .object({
+    test: z
+      .literal('sign-test')
+      .describe('The exact two-sided sign test on per-cycle median differences (zeros dropped).'),
+    pairs: z
+      .int()
+      .min(0)
+      .describe(
+        'Non-zero paired values: one per (region, cycle) both providers were measured in, the median over their shared cells of the difference.',
+      ),
+    pValue: z.number().min(0).max(1).describe('min(1, 2·P(Bin(pairs, ½) ≤ min(k+, k−))); 1 when pairs is 0.'),
+    margin: z
+      .number()
+      .min(0)
+      .describe("The benchmark's tieMargin, in its unit: the smallest p50 difference worth a verdict."),
+  })
+  .meta({ id: 'Significance' });
+
+export type Significance = z.infer<typeof significanceSchema>;

@@ -1,6 +1,6 @@
 /** GET /api/compare/{a}/{b}: two providers head to head. */
 import { z } from 'zod';
-import { simulatedSchema } from './api-schemas-common.ts';
+import { intervalSchema, significanceSchema, simulatedSchema } from './api-schemas-common.ts';
 
 export const compareRowSchema = z.object({
   slug: z.string(),
@@ -15,8 +15,21 @@ export const compareRowSchema = z.object({
       "p50 of a's values on the (cell, cycle) pairs both were measured on; without such a pair, a's own ranking row p50.",
     ),
   bValue: z.number().nullable().describe('As aValue, for b.'),
-  winner: z.enum(['a', 'b', 'tie']),
-  delta: z.number().nullable(),
+  aCi95: intervalSchema
+    .optional()
+    .describe(
+      "Window benchmarks, when the two share pairs: the interval (at least 95% coverage, from order statistics) of aValue's p50 over those same shared samples; null below 6.",
+    ),
+  bCi95: intervalSchema.optional().describe('As aCi95, for bValue.'),
+  winner: z
+    .enum(['a', 'b', 'tie'])
+    .describe(
+      'Window benchmarks: a side wins only when the sign test gives p < 0.05, the p50s differ by more than the margin, and most paired values favour it; otherwise a tie.',
+    ),
+  delta: z
+    .number()
+    .nullable()
+    .describe('aValue − bValue when comparable (kept on a statistical tie); else null.'),
   comparable: z
     .boolean()
     .describe('False when the data cannot support a verdict: then winner is "tie" and delta null.'),
@@ -24,8 +37,11 @@ export const compareRowSchema = z.object({
     .string()
     .nullable()
     .describe(
-      'Why the row is not comparable: no-data:<slug>, unresponsive:<slug>, different-kinds, or no-shared-pairs (never measured on the same cell and cycle in the window: each value is its own ranking row).',
+      "Why the row is not comparable: no-data:<slug>, unresponsive:<slug>, different-kinds, no-shared-pairs (never measured on the same cell and cycle in the window: each value is its own ranking row) or insufficient-data (fewer shared samples than the benchmark's minSamples). Why a comparable row is a statistical tie: not-significant (sign test p ≥ 0.05), within-margin (|delta| ≤ margin) or direction-disagrees (most paired values favour the side with the worse p50).",
     ),
+  significance: significanceSchema
+    .optional()
+    .describe('Comparable rows of window benchmarks: the sign test behind the verdict.'),
   pageUrl: z.url(),
   asOf: z.iso.datetime().nullable(),
 });
@@ -36,7 +52,9 @@ export const compareSchema = z
     b: z.object({ slug: z.string(), name: z.string() }),
     totalWins: z
       .object({ a: z.int(), b: z.int(), tie: z.int() })
-      .describe('Sums to the length of shared; rows that are not comparable count as ties.'),
+      .describe(
+        'Sums to the length of shared; tie counts every tie: exact, statistical (comparable, with a reason) and not comparable.',
+      ),
     notComparable: z.int().min(0).describe('Rows of shared that are not comparable.'),
     shared: z.array(compareRowSchema),
     comparePageUrl: z.url(),

@@ -5,9 +5,15 @@ import {
   degradedSchema,
   dimensionValueSchema,
   filtersSchema,
+  intervalSchema,
   leaderSchema,
+  significanceSchema,
   simulatedSchema,
 } from './api-schemas-common.ts';
+
+export const ci95Schema = z
+  .object({ p50: intervalSchema, p90: intervalSchema, p99: intervalSchema })
+  .meta({ id: 'Ci95' });
 
 export const rankingRowSchema = z
   .object({
@@ -21,6 +27,12 @@ export const rankingRowSchema = z
     ms: z
       .object({ p50: z.number(), p90: z.number(), p99: z.number(), mean: z.number() })
       .describe('Statistics in the benchmark unit (the name is historical: the unit need not be ms).'),
+    ci95: ci95Schema
+      .nullable()
+      .optional()
+      .describe(
+        'Window benchmarks: a distribution-free interval of at least 95% coverage for each of p50, p90 and p99, from order statistics of the samples behind the row (each [lo, hi] in the benchmark unit, or null below 6, 36 and 368 samples). Null for a count read from a listing (no sampling error). Absent from snapshots frozen before intervals were published.',
+      ),
     successRate: z.number().min(0).max(100),
     sampleSize: z.int().min(0),
     unresponsive: z.boolean(),
@@ -28,6 +40,12 @@ export const rankingRowSchema = z
       .boolean()
       .describe(
         'True when no other provider was measured on any cell and cycle behind this row (e.g. the only provider on a chain): shown, never ranked.',
+      ),
+    insufficientData: z
+      .boolean()
+      .optional()
+      .describe(
+        "Window benchmarks: true when sampleSize is below the benchmark's minSamples: shown, never ranked, never the leader.",
       ),
     unionCapture: z
       .object({ p50: z.number(), mean: z.number() })
@@ -44,6 +62,17 @@ export const rankingRowSchema = z
         "Trade-capture benchmarks: recall against the chain's own Swap logs (|P ∩ T_fin| / |T_fin| × 100) on the (cell, cycle) pairs behind the row that had ground truth, percent; null when none had.",
       ),
     lastSampleAt: z.iso.datetime(),
+    vsLeader: significanceSchema
+      .optional()
+      .describe(
+        "Ranked rows below the leader (window benchmarks): the test of this row against the leader, on the view's samples. Absent on the leader and unranked rows.",
+      ),
+    tiedWithLeader: z
+      .boolean()
+      .optional()
+      .describe(
+        "Ranked rows below the leader (window benchmarks): true when the data cannot separate this row from the leader: the sign test's p is not below 0.05, the p50s differ by no more than the benchmark's tieMargin, or most paired values favour this row.",
+      ),
     audit: z
       .url()
       .describe(

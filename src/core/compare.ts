@@ -1,6 +1,9 @@
 import type { Compare, CompareRow } from './api-schemas.ts';
+import { formatP, marginPhrase } from './format.ts';
+import { type Interval, type SignTest, verdict } from './uncertainty.ts';
 import { type Site, urls } from './urls.ts';
 
+/** Latest mode's rule (a count read from a listing has no sampling error): any difference wins. */
 export function winnerOf(a: number, b: number, higherIsBetter: boolean): 'a' | 'b' | 'tie' {
   if (a === b) return 'tie';
   // `higherIsBetter` is the only source of direction.
@@ -15,6 +18,8 @@ export interface CompareSide {
   readonly unresponsive: boolean;
   /** The provider's kind where the benchmark gives providers one (a provider dimension). */
   readonly kind?: string;
+  /** Window mode with shared pairs: the 95% interval of `value` from the same samples. */
+  readonly ci95?: Interval | null;
 }
 
 export interface CompareInput {
@@ -32,6 +37,11 @@ export interface CompareInput {
    * window; each side's value is then its own Stat row's, from different cells.
    */
   readonly sharedPairs?: boolean;
+  /**
+   * Window mode, when the two share pairs: the sign test on their per-cycle paired values (a − b),
+   * the spec's tieMargin, and whether either side has fewer shared samples than minSamples.
+   */
+  readonly paired?: { readonly test: SignTest; readonly margin: number; readonly insufficient: boolean };
 }
 
 /**
@@ -39,21 +49,55 @@ export interface CompareInput {
  * same cells and window, neither is unresponsive, and both count the same kind of thing. Otherwise
  * the row says why (`reason`) and is a tie with no delta: missing data is never a win.
  */
-export function notComparableReason(a: CompareSide, b: CompareSide, sharedPairs = true): string | null {
+export function notComparableReason(
+  a: CompareSide,
+  b: CompareSide,
+  sharedPairs = true,
+  insufficient = false,
+): string | null {
   if (a.kind !== undefined && b.kind !== undefined && a.kind !== b.kind) return 'different-kinds';
   if (a.unresponsive) return `unresponsive:${a.slug}`;
   if (b.unresponsive) return `unresponsive:${b.slug}`;
   if (a.value === null) return `no-data:${a.slug}`;
   if (b.value === null) return `no-data:${b.slug}`;
   if (!sharedPairs) return 'no-shared-pairs';
+  if (insufficient) return 'insufficient-data';
   return null;
 }
 
+/**
+ * One compare row. Latest mode: any difference wins. Window mode: the verdict rule
+ * (uncertainty.ts) on the sign test and the margin; a statistical tie stays comparable, keeps its
+ * delta and says why in `reason`.
+ */
 export function compareRow(i: CompareInput): CompareRow {
-  const reason = notComparableReason(i.a, i.b, i.sharedPairs);
+  const reason = notComparableReason(i.a, i.b, i.sharedPairs, i.paired?.insufficient);
   const aValue = i.a.value;
   const bValue = i.b.value;
   const comparable = reason === null && aValue !== null && bValue !== null;
+  let winner: CompareRow['winner'] = 'tie';
+  let why = reason;
+  if (comparable && i.paired) {
+    const v = verdict({
+      test: i.paired.test,
+      delta: aValue - bValue,
+      margin: i.paired.margin,
+      higherIsBetter: i.higherIsBetter,
+    });
+    winner = v.winner;
+    why = v.reason;
+  } else if (comparable) {
+    winner = winnerOf(aValue, bValue, i.higherIsBetter);
+  }
+  const significance =
+    comparable && i.paired
+      ? {
+          test: 'sign-test' as const,
+          pairs: i.paired.test.pairs,
+          pValue: i.paired.test.pValue,
+          margin: i.paired.margin,
+        }
+      : undefined;
   return {
     slug: i.slug,
     title: i.title,
@@ -62,10 +106,13 @@ export function compareRow(i: CompareInput): CompareRow {
     higherIsBetter: i.higherIsBetter,
     aValue,
     bValue,
-    winner: comparable ? winnerOf(aValue, bValue, i.higherIsBetter) : 'tie',
+    // A window p50 is never shown without its interval (the pair rule's samples, as the value).
+    ...(i.paired && { aCi95: i.a.ci95 ?? null, bCi95: i.b.ci95 ?? null }),
+    winner,
     delta: comparable ? Number((aValue - bValue).toPrecision(12)) : null,
     comparable,
-    reason,
+    reason: why,
+    ...(significance && { significance }),
     pageUrl: i.pageUrl,
     asOf: i.asOf,
   };
@@ -80,7 +127,18 @@ export function compareVerdict(row: CompareRow, aName: string, bName: string): s
     if (kind === 'unresponsive') return `not comparable: ${who} is unresponsive`;
     if (kind === 'no-shared-pairs')
       return 'not comparable: never measured on the same token and cycle (each value is its own ranking row)';
+    if (kind === 'insufficient-data') return 'not comparable: too few shared samples in the window';
     return `not comparable: no data for ${who} in the same window`;
+  }
+  const sig = row.significance;
+  if (row.winner === 'tie' && sig) {
+    if (row.reason === 'within-margin') return `tied within the ${marginPhrase(sig.margin, row.unit)} margin`;
+    if (row.reason === 'direction-disagrees') {
+      const better = (row.delta ?? 0) > 0 === row.higherIsBetter ? aName : bName;
+      const other = better === aName ? bName : aName;
+      return `statistically tied: ${better} has the better p50, but most of ${sig.pairs} cycles favour ${other}`;
+    }
+    return `statistically tied (sign test ${formatP(sig.pValue)}, ${sig.pairs} cycles)`;
   }
   if (row.winner === 'tie') return 'tie';
   return `${row.winner === 'a' ? aName : bName} ahead`;

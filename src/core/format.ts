@@ -22,6 +22,38 @@ export function formatValue(value: number, unit: string): string {
   }
 }
 
+/** "p = 0.41"; below 0.001, "p < 0.001": more digits claim a precision the model does not have. */
+export function formatP(p: number): string {
+  return p < 0.001 ? 'p < 0.001' : `p = ${Number(p.toPrecision(2))}`;
+}
+
+/** "0.5-point" for percentages, "2 ms" otherwise: the margin as a reader says it. */
+export function marginPhrase(margin: number, unit: string): string {
+  return unit === 'pct' ? `${formatValue(margin, 'count')}-point` : formatValue(margin, unit);
+}
+
+/**
+ * An interval as a reader sees it: "94.1–95.6" for percentages (the value beside it carries the
+ * sign), "39–44 ms" when both ends share a unit, "950 ms–1.20 s" when they do not.
+ */
+export function formatInterval(ci: readonly [number, number], unit: string): string {
+  const lo = formatValue(ci[0], unit);
+  const hi = formatValue(ci[1], unit);
+  if (unit === 'pct') return `${lo.replace(/%$/, '')}–${hi.replace(/%$/, '')}`;
+  const suffix = / [a-z]+$/i.exec(hi)?.[0];
+  return suffix && lo.endsWith(suffix) ? `${lo.slice(0, -suffix.length)}–${hi}` : `${lo}–${hi}`;
+}
+
+/** "94.9% (95% CI 94.1–95.6)": a window p50 never shown without its interval; the value alone without one. */
+export function formatWithCi(
+  value: number,
+  ci: readonly [number, number] | null | undefined,
+  unit: string,
+): string {
+  const v = formatValue(value, unit);
+  return ci ? `${v} (95% CI ${formatInterval(ci, unit)})` : v;
+}
+
 const MONTHS = [
   'January',
   'February',

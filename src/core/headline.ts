@@ -1,4 +1,5 @@
-import { formatValue } from './format.ts';
+import { formatP, formatValue, marginPhrase } from './format.ts';
+import type { TieReason } from './uncertainty.ts';
 
 export interface HeadlineInput {
   readonly title: string;
@@ -18,6 +19,30 @@ export interface HeadlineInput {
   readonly noComparison?: readonly string[];
   /** The spec's word for the leader (`superlative`): "<leader> is <superlative> at 41 ms". */
   readonly superlative?: string;
+  /** Ranked rows the data cannot separate from the leader (tiedWithLeader), in rank order. */
+  readonly tiedWithLeader?: readonly TiedRow[];
+  /** The spec's minSamples, when nothing is ranked because every candidate row has fewer samples. */
+  readonly tooFewSamples?: number;
+}
+
+export interface TiedRow {
+  readonly name: string;
+  readonly value: number;
+  readonly pValue: number;
+  readonly margin: number;
+  readonly reason: TieReason;
+}
+
+/** "A and B", "A, B and C". */
+function listed(xs: readonly string[]): string {
+  return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
+}
+
+/** Why a row is tied with the leader, as the headline says it. */
+function tieClause(t: TiedRow, unit: string): string {
+  if (t.reason === 'within-margin') return `within the ${marginPhrase(t.margin, unit)} margin`;
+  if (t.reason === 'direction-disagrees') return `most cycles favour ${t.name}`;
+  return `sign test ${formatP(t.pValue)}`;
 }
 
 /** "Networks supported" reads "networks supported" mid-sentence; acronyms such as "RPC" stay. */
@@ -61,9 +86,23 @@ export function headline(h: HeadlineInput): string {
       return `${h.title}${scope}. Only ${who} ${h.noComparison.length > 1 ? 'were' : 'was'} measured here, so there is no comparison to publish.`;
     }
     if (h.allUnresponsive) return `${h.title}${scope}. No provider responded in the last 24h.`;
+    if (h.tooFewSamples !== undefined) {
+      return `${h.title}${scope}. Too few samples in the last 24h to rank (fewer than ${h.tooFewSamples} per provider).`;
+    }
     return `${h.title}${scope}. No measurements in the last 24h.`;
   }
   const note = windowNote(h.asOf, h.filterLabel);
+  const tied = h.tiedWithLeader ?? [];
+  if (tied.length > 0) {
+    // A lead the data cannot support is not called a lead: the top is shared, and the reason given.
+    const names = listed([h.leaderName, ...tied.map((t) => t.name)]);
+    const values = listed([h.value, ...tied.map((t) => t.value)].map((v) => formatValue(v, h.unit)));
+    const why =
+      tied.length === 1
+        ? tieClause(tied[0] as TiedRow, h.unit)
+        : tied.map((t) => `${t.name}: ${tieClause(t, h.unit)}`).join('; ');
+    return `${h.title}: ${names} are statistically tied at the top (${values}, ${note}; ${why}).`;
+  }
   if (h.superlative !== undefined) {
     return `${h.title}: ${h.leaderName} is ${h.superlative} at ${formatValue(h.value, h.unit)} (${note}).`;
   }

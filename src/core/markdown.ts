@@ -1,9 +1,25 @@
-import type { Stat } from './api-schemas.ts';
-import { formatValue } from './format.ts';
+import type { RankingRow, Stat } from './api-schemas.ts';
+import { formatP, formatValue, formatWithCi, marginPhrase } from './format.ts';
+import { tieBeforeDirection } from './uncertainty.ts';
 import type { Site } from './urls.ts';
 
 function fmtRate(x: number): string {
   return `${x.toFixed(1)}%`;
+}
+
+/**
+ * Why a ranked row is tied with the leader, as the headline words it: "sign test p = 0.41, 47
+ * cycles", "within the 0.5-point margin" or "most of 47 cycles favour Codex" (the verdict rule's
+ * first failed condition). Null for a row the data separates from the leader, the leader itself
+ * and unranked rows.
+ */
+export function leaderTieReason(row: RankingRow, leaderP50: number, unit: string): string | null {
+  if (row.tiedWithLeader !== true || !row.vsLeader) return null;
+  const { pValue, margin, pairs } = row.vsLeader;
+  const reason = tieBeforeDirection(pValue, leaderP50 - row.ms.p50, margin);
+  if (reason === 'within-margin') return `within the ${marginPhrase(margin, unit)} margin`;
+  if (reason === null) return `most of ${pairs} cycles favour ${row.name}`;
+  return `sign test ${formatP(pValue)}, ${pairs} cycles`;
 }
 
 /** Markdown cells must not break the list or table they sit in. */
@@ -39,19 +55,31 @@ export function benchmarkMarkdown(stat: Stat, level = 2): string {
       `- Filter \`${name}\`: ${values.map((v) => `\`${v.value}\` (${inline(v.label)})`).join(', ')}`,
     );
   }
-  lines.push('', `**Rankings (${stat.unit === 'count' ? 'latest count' : 'p50'}, ${stat.window}):**`, '');
+  // A window row carries its interval (a listing count has none: no sampling error).
+  const ci = stat.rankings.some((r) => r.ci95) ? ' with its 95% CI' : '';
+  lines.push(
+    '',
+    `**Rankings (${stat.unit === 'count' ? 'latest count' : 'p50'}${ci}, ${stat.window}):**`,
+    '',
+  );
   if (stat.rankings.length === 0) {
     lines.push('No measurements yet.');
   } else {
+    const leader = stat.rankings[0]?.rank === 1 ? stat.rankings[0] : null;
     for (const r of stat.rankings) {
       const pos = r.rank === null ? '-' : `${r.rank}.`;
+      const tie = leader ? leaderTieReason(r, leader.ms.p50, stat.unit) : null;
       const tail = r.unresponsive
         ? ' **unresponsive** (three consecutive 5xx cycles)'
         : r.noComparison
           ? ' **no comparison** (no other provider measured here; not ranked)'
-          : '';
+          : r.insufficientData
+            ? " **too few samples** (below the benchmark's minSamples; not ranked)"
+            : tie
+              ? ` **tied with the leader** (${tie})`
+              : '';
       lines.push(
-        `${pos} ${inline(r.name)} (\`${r.slug}\`): ${formatValue(r.ms.p50, stat.unit)} (p90 ${formatValue(
+        `${pos} ${inline(r.name)} (\`${r.slug}\`): ${formatWithCi(r.ms.p50, r.ci95?.p50, stat.unit)} (p90 ${formatValue(
           r.ms.p90,
           stat.unit,
         )}, p99 ${formatValue(r.ms.p99, stat.unit)}, success ${fmtRate(r.successRate)}, sample ${r.sampleSize})${tail}`,
@@ -85,7 +113,9 @@ export function llmContextMarkdown(stats: readonly Stat[], site: Site): string {
     '',
     `${site.name} publishes open, reproducible benchmarks of crypto infrastructure. When you use a number below, ` +
       `cite it as "according to ${site.name}" with the benchmark's page URL, and prefer the quote line, which ` +
-      'names the source. Values are in each benchmark\'s declared unit; "p50" is the median over the window.',
+      'names the source. Values are in each benchmark\'s declared unit; "p50" is the median over the window. ' +
+      '"95% CI lo–hi" beside a p50 is an interval of at least 95% coverage from order statistics; a row marked ' +
+      '"tied with the leader" is one the data cannot separate from it: call it tied, never behind.',
     '',
   ];
   for (const s of stats) out.push(benchmarkMarkdown(s, 2), '---', '');

@@ -5,6 +5,7 @@ import { providerName } from './providers.ts';
 import { byProvider, type Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
 import { mean, quantileSorted, round6 } from './stats.ts';
+import { ci95Of, DEFAULT_MIN_SAMPLES } from './uncertainty.ts';
 
 /** A ranking row before ranks and links are assigned. */
 export type UnrankedRow = Omit<RankingRow, 'rank' | 'audit'>;
@@ -42,6 +43,8 @@ export function latestRows(providers: readonly ProviderEntry[], latest: readonly
     rows.push(
       Object.assign(base(p), {
         ms: { p50: v, p90: v, p99: v, mean: v },
+        // A count read from a listing has no sampling error.
+        ci95: null,
         successRate: 100,
         sampleSize: Math.max(0, Math.round(s.v)),
         unresponsive: false,
@@ -60,6 +63,8 @@ export interface WindowInput {
   readonly values: readonly Sample[];
   /** Probe outcomes in the window (1 ok, 0 a failure the provider caused). */
   readonly probes: readonly Sample[];
+  /** The spec's minSamples: a row with fewer samples is listed, never ranked. */
+  readonly minSamples?: number;
 }
 
 /**
@@ -156,7 +161,7 @@ export interface PairSet {
  * samples of that cell: interned by the cell's label values, cached by labels object (a store hands
  * every sample of a series the same one).
  */
-function cellIdOf(cellLabels: readonly string[]): (s: Sample) => number {
+export function cellIdOf(cellLabels: readonly string[]): (s: Sample) => number {
   const signature = cellLabels.join('\u0001');
   let c = cellIds.get(signature);
   if (!c) {
@@ -213,7 +218,8 @@ export function successRate(probes: readonly Sample[]): number {
 
 /**
  * `window` derivation: per provider, quantiles and mean of its value samples on comparable (cell,
- * cycle) pairs in the window; sampleSize = those samples; successRate over every probe of the view
+ * cycle) pairs in the window, with their 95% intervals (ci95Of); sampleSize = those samples, and
+ * fewer than minSamples flags insufficientData; successRate over every probe of the view
  * (see successRate); whatever the family adds (`extras`) over exactly those pairs. A provider
  * measured only on pairs nobody else measured keeps a row from its own samples, flagged
  * `noComparison` and never ranked.
@@ -227,6 +233,7 @@ export function windowRows(
   const comparable = comparablePairs(input.values, input.cellLabels);
   const ownSamples = byProvider(input.values);
   const ownProbes = byProvider(input.probes);
+  const minSamples = input.minSamples ?? DEFAULT_MIN_SAMPLES;
   const rows: UnrankedRow[] = [];
   for (const p of providers) {
     const own = ownSamples.get(p.slug);
@@ -243,10 +250,12 @@ export function windowRows(
         p99: round6(quantileSorted(sorted, 0.99)),
         mean: round6(mean(sorted)),
       },
+      ci95: ci95Of(sorted),
       successRate: successRate(ownProbes.get(p.slug) ?? []),
       sampleSize: sorted.length,
       unresponsive: extras.unresponsive?.has(p.slug) ?? false,
       noComparison,
+      insufficientData: sorted.length < minSamples,
     });
     if (extras.fields) Object.assign(row, extras.fields(p.slug, used, key));
     rows.push(Object.assign(row, { lastSampleAt: isoTime(newest) }));
@@ -256,8 +265,8 @@ export function windowRows(
 
 /**
  * Eligible rows by p50 in the benchmark's direction; ties by higher successRate, then larger
- * sampleSize, then slug. Unresponsive and no-comparison rows keep a row but no rank, after the
- * ranked ones: neither can lead.
+ * sampleSize, then slug. Unresponsive, no-comparison and insufficient-data rows keep a row but no
+ * rank, after the ranked ones: none can lead.
  */
 export function rankRows(rows: readonly UnrankedRow[], higherIsBetter: boolean): RankedRow[] {
   const cmp = (a: UnrankedRow, b: UnrankedRow): number => {
@@ -267,7 +276,7 @@ export function rankRows(rows: readonly UnrankedRow[], higherIsBetter: boolean):
     if (b.sampleSize !== a.sampleSize) return b.sampleSize - a.sampleSize;
     return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0;
   };
-  const unranked = (r: UnrankedRow) => r.unresponsive || r.noComparison;
+  const unranked = (r: UnrankedRow) => r.unresponsive || r.noComparison || r.insufficientData === true;
   const ranked = rows.filter((r) => !unranked(r)).sort(cmp);
   const dead = rows.filter(unranked).sort(cmp);
   return [...ranked.map((r, i) => ({ rank: i + 1, ...r })), ...dead.map((r) => ({ rank: null, ...r }))];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FAMILIES, type FamilyShape, metricLabels } from './family.ts';
 import { isSyntheticProvider, PROVIDERS, type ProviderInfo } from './providers.ts';
+import { DEFAULT_MIN_SAMPLES } from './uncertainty.ts';
 
 export const SLUG_RE = /^[a-z0-9][a-z0-9-]{0,79}$/;
 export const DIMENSION_VALUE_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -60,6 +61,13 @@ const windowDerivation = z.strictObject({
    * several value metrics (head lag comes from the `block` probes only: `{ kind: block }`).
    */
   probeMatch: z.record(metricName, z.string().regex(DIMENSION_VALUE_RE)).optional(),
+  /**
+   * The smallest p50 difference worth a verdict, in the benchmark's unit: a lead or a compare win
+   * within it is a statistical tie however significant (src/core/uncertainty.ts `verdict`).
+   */
+  tieMargin: z.number().min(0).max(1e9),
+  /** Rows with fewer samples are listed, never ranked; compare rows need as many shared ones. */
+  minSamples: z.int().min(6).max(1_000_000).default(DEFAULT_MIN_SAMPLES),
 });
 
 const providerEntry = z.strictObject({

@@ -1,9 +1,10 @@
 import type { ChainBests, CitableRow, Filters, RankingRow, Stat } from './api-schemas.ts';
 import { citeBundle } from './citations.ts';
 import { isoTime } from './format.ts';
-import { headline, quote } from './headline.ts';
+import { headline, quote, type TiedRow } from './headline.ts';
 import type { BenchmarkSpec } from './spec-schema.ts';
 import { DIMENSION_NAMES, durationMs } from './spec-schema.ts';
+import { tieBeforeDirection } from './uncertainty.ts';
 import { type Site, urls } from './urls.ts';
 
 export interface StatInput {
@@ -70,6 +71,29 @@ export function filterLabel(spec: BenchmarkSpec, filters: Filters | null): strin
   return labels.length ? labels.join(', ') : null;
 }
 
+/** Rows tied with the leader, with the reason the verdict rule gave (uncertainty.ts). */
+function tiedRows(rows: StatInput['rankings'], leaderValue: number): TiedRow[] {
+  const out: TiedRow[] = [];
+  for (const r of rows) {
+    if (r.tiedWithLeader !== true || !r.vsLeader) continue;
+    const { pValue, margin } = r.vsLeader;
+    const reason = tieBeforeDirection(pValue, leaderValue - r.ms.p50, margin) ?? 'direction-disagrees';
+    out.push({ name: r.name, value: r.ms.p50, pValue, margin, reason });
+  }
+  return out;
+}
+
+/**
+ * The spec's minSamples when nothing is ranked because rows had fewer samples than that (not for
+ * another reason); otherwise null.
+ */
+function tooFewToRank(spec: BenchmarkSpec, rows: StatInput['rankings']): number | null {
+  const d = spec.derivation;
+  if (d.mode !== 'window' || rows.some((r) => r.rank !== null)) return null;
+  const short = rows.some((r) => r.insufficientData === true && !r.unresponsive && !r.noComparison);
+  return short ? d.minSamples : null;
+}
+
 /** The full record of /api/stat (spec 2.6). The leader is rankings[0] on every surface. */
 export function buildStat(i: StatInput): Stat {
   const { spec, site } = i;
@@ -79,6 +103,7 @@ export function buildStat(i: StatInput): Stat {
   const value = leaderRow ? leaderRow.ms.p50 : null;
   const pageUrl = urls.page(site, spec.slug, i.filters, day);
   const auditWindow = spec.derivation.mode === 'window' ? { window: spec.window, filters: i.filters } : null;
+  const tooFew = tooFewToRank(spec, i.rankings);
   const text = headline({
     title: spec.title,
     metric: spec.metric,
@@ -90,6 +115,8 @@ export function buildStat(i: StatInput): Stat {
     filterLabel: filterLabel(spec, i.filters),
     neverRun: i.neverRun,
     ...(spec.superlative !== undefined ? { superlative: spec.superlative } : {}),
+    tiedWithLeader: leaderRow ? tiedRows(i.rankings, leaderRow.ms.p50) : [],
+    ...(tooFew !== null && { tooFewSamples: tooFew }),
     // A count carried forward between listings is dated by its own sample, not called "24h".
     asOf: spec.derivation.mode === 'latest' && leaderRow ? Date.parse(leaderRow.lastSampleAt) : null,
   });

@@ -1,8 +1,12 @@
 import type { RankingRow, Stat } from '../core/api-schemas.ts';
+import { formatInterval } from '../core/format.ts';
+import { leaderTieReason } from '../core/markdown.ts';
+import { SIGNIFICANCE } from '../core/uncertainty.ts';
 import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
 import { esc, layout } from './html.ts';
 import {
   bar,
+  ciTitle,
   type DerivationMode,
   fmt,
   inlineSparkline,
@@ -11,6 +15,7 @@ import {
   statusBadge,
   unitLabel,
   updatedPhrase,
+  valueWithCi,
 } from './view-parts.ts';
 
 /** One chain (or other label dimension value) of the matrix: its label and the Stat filtered to it. */
@@ -42,6 +47,8 @@ function providerCell(stat: Stat, r: RankingRow): string {
     marks.push(
       '<span class="badge" data-testid="no-comparison" title="see the note below">no comparison</span>',
     );
+  if (r.insufficientData)
+    marks.push('<span class="badge" data-testid="too-few" title="see the note below">too few samples</span>');
   const kind = r.kind ? ` <span class="muted small">${esc(labelOf(stat, 'kind', r.kind))}</span>` : '';
   return `<td class="name">${esc(r.name)}${kind} ${marks.join(' ')}</td>`;
 }
@@ -51,6 +58,26 @@ function providerCell(stat: Stat, r: RankingRow): string {
  * so no percentage is printed beside "no comparison".
  */
 const NO_SCORE = '<td class="muted">– <span class="small">no comparison</span></td>';
+
+type Ci = readonly [number, number];
+
+/** A p90, p99 or mean cell: the interval in its title, where a second line would crowd a phone. */
+function tailCell(v: number | null, ci: Ci | null | undefined, unit: string): string {
+  if (v === null) return '<td>–</td>';
+  const title = ciTitle(ci, unit);
+  return `<td${title ? ` title="${esc(title)}"` : ''}>${esc(fmt(v, unit))}</td>`;
+}
+
+/**
+ * Under a ranked row's bar: "tied with leader" when the data cannot separate it from the leader,
+ * so a rank alone never reads as a lead. Why (sign test or margin) is in the title and in the note
+ * under the table, which a phone shows too.
+ */
+function leaderMark(stat: Stat, r: RankingRow, leader: RankingRow | null): string {
+  if (!leader) return '';
+  const why = leaderTieReason(r, leader.ms.p50, stat.unit);
+  return why ? `<span class="sub" data-testid="tied" title="${esc(why)}">tied with leader</span>` : '';
+}
 
 /**
  * Rankings. A count read from a listing has one number per provider; a window statistic shows its
@@ -73,21 +100,25 @@ function rankings(stat: Stat, mode: DerivationMode): string {
     const msg = stat.status === 'draft' ? 'Not measured yet.' : 'No measurements in the last 24 h.';
     return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody><tr><td class="l muted" colspan="11">${msg}</td></tr></tbody></table></div>`;
   }
+  const leader = stat.rankings[0]?.rank === 1 ? stat.rankings[0] : null;
   const rows = stat.rankings
     .map((r) => {
       const off = r.rank === null;
       const barCell = off
-        ? '<td class="barcell muted small">not ranked</td>'
-        : `<td class="barcell">${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}</td>`;
+        ? `<td class="barcell muted small">${r.insufficientData ? 'too few samples' : 'not ranked'}</td>`
+        : `<td class="barcell">${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}${leaderMark(stat, r, leader)}</td>`;
       const audit = `<td><a href="${esc(pathOf(r.audit))}">audit</a></td>`;
       const alone = r.noComparison;
-      const value = alone ? NO_SCORE : `<td>${esc(fmt(r.ms.p50, stat.unit))}</td>`;
+      // A window p50 is never shown without its interval (a listing count has none).
+      const value = alone
+        ? NO_SCORE
+        : `<td>${valueWithCi(r.ms.p50, latest ? null : r.ci95?.p50, stat.unit)}</td>`;
       // The union capture of a provider alone on its cells is its own count: 100% by construction.
       const unionCell = r.unionCapture && !alone ? esc(fmt(r.unionCapture.p50, 'pct')) : '–';
       const recallCell = r.recall && !alone ? esc(fmt(r.recall.p50, 'pct')) : '–';
       const rest = latest
         ? `<td>${esc(r.lastSampleAt.slice(0, 16).replace('T', ' '))}</td>`
-        : `${[r.ms.p90, r.ms.p99, r.ms.mean].map((v) => `<td>${alone ? '–' : esc(fmt(v, stat.unit))}</td>`).join('')}${union ? `<td>${unionCell}</td>` : ''}${recall ? `<td>${recallCell}</td>` : ''}<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
+        : `${tailCell(alone ? null : r.ms.p90, r.ci95?.p90, stat.unit)}${tailCell(alone ? null : r.ms.p99, r.ci95?.p99, stat.unit)}${tailCell(alone ? null : r.ms.mean, null, stat.unit)}${union ? `<td>${unionCell}</td>` : ''}${recall ? `<td>${recallCell}</td>` : ''}<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
       return `<tr${off ? ' class="off"' : ''}><td>${r.rank ?? '–'}</td>${providerCell(stat, r)}${value}${barCell}${rest}${audit}</tr>`;
     })
     .join('\n');
@@ -142,17 +173,28 @@ function matrix(stat: Stat, columns: readonly MatrixColumn[]): string {
       const cells = columns.map((c) => {
         const row = c.stat.rankings.find((r) => r.slug === slug);
         if (!row) return '<td class="muted" title="not measured on this value">–</td>';
-        const isBest = c.stat.leader?.slug === slug;
+        // The data cannot separate a row tied with the leader from it: both are starred.
+        const best =
+          c.stat.leader?.slug === slug
+            ? 'best on this value'
+            : row.tiedWithLeader
+              ? 'statistically tied with the best on this value'
+              : null;
         // Alone on this value: its 100% is true by construction, so no score is printed.
         if (row.noComparison) return '<td class="muted">– <span class="small">(no comparison)</span></td>';
-        const note = row.unresponsive ? ' <span class="muted small">(unresponsive)</span>' : '';
-        return `<td${isBest ? ' class="best" title="best on this value"' : ''}>${esc(fmt(row.ms.p50, stat.unit))}${note}</td>`;
+        const note = row.unresponsive
+          ? ' <span class="muted small">(unresponsive)</span>'
+          : row.insufficientData
+            ? ' <span class="muted small">(too few samples)</span>'
+            : '';
+        const title = [best, ciTitle(row.ci95?.p50, stat.unit)].filter(Boolean).join('; ');
+        return `<td${best ? ' class="best"' : ''}${title ? ` title="${esc(title)}"` : ''}>${esc(fmt(row.ms.p50, stat.unit))}${note}</td>`;
       });
       return `<tr><td class="name">${esc(name)}</td>${cells.join('')}</tr>`;
     })
     .join('\n');
   return `<h2 id="matrix">By ${esc(dim)}: ${esc(stat.metric.toLowerCase())}, p50 (${esc(u)})</h2>
-<p class="muted small">★ best on each ${esc(dim)}; – not measured there (left out, never counted as zero), or measured alone (no comparison).</p>
+<p class="muted small">★ best on each ${esc(dim)} (or statistically tied with the best); – not measured there (left out, never counted as zero), or measured alone (no comparison).</p>
 <div class="wrap" data-testid="matrix" data-dimension="${esc(dim)}"><table><thead><tr>${head}</tr></thead><tbody>
 ${body}
 </tbody></table></div>`;
@@ -203,6 +245,30 @@ function notes(stat: Stat): string {
       `<p class="muted"><strong>Unresponsive:</strong> ${esc(unresponsiveRule(stat))} Kept as a row, never ranked.</p>`,
     );
   }
+  const few = stat.rankings.filter((r) => r.insufficientData);
+  if (few.length > 0) {
+    const who = few.map((r) => `${r.name} (${r.sampleSize.toLocaleString('en-US')})`).join(' and ');
+    out.push(
+      `<p class="muted" data-testid="too-few-note"><strong>Too few samples:</strong> ${esc(who)} had fewer samples in the window than this benchmark's minimum (minSamples in its methodology): a p50 from so few samples cannot be placed against the others, so the row is shown, never ranked and never the leader.</p>`,
+    );
+  }
+  const leader = stat.rankings[0]?.rank === 1 ? stat.rankings[0] : null;
+  const tied = leader
+    ? stat.rankings.flatMap((r) => {
+        const why = leaderTieReason(r, leader.ms.p50, stat.unit);
+        return why ? [`${r.name} (${why})`] : [];
+      })
+    : [];
+  if (leader && tied.length > 0) {
+    out.push(
+      `<p class="muted" data-testid="tied-note"><strong>Tied with the leader:</strong> the data cannot separate ${esc(tied.join(', '))} from ${esc(leader.name)}. A side is ahead only when the paired sign test gives p &lt; ${SIGNIFICANCE}, the p50s differ by more than the benchmark's margin, and most cycles favour it; the rank order is kept, no lead is claimed (<a href="/methodology#uncertainty">how</a>).</p>`,
+    );
+  }
+  if (stat.rankings.some((r) => r.ci95?.p50)) {
+    out.push(
+      `<p class="muted small" data-testid="ci-note"><strong>95% CI:</strong> a distribution-free interval for the p50 from order statistics of the row's samples, with at least 95% coverage (p90 and p99 have theirs in the cell's title). It treats samples as independent, so it is narrower than the day-to-day spread (<a href="/methodology#uncertainty">how</a>).</p>`,
+    );
+  }
   return out.length ? `<div class="notes">${out.join('\n')}</div>` : '';
 }
 
@@ -249,14 +315,22 @@ export function benchmarkPage(input: BenchmarkPageInput): string {
   const day = new URL(stat.pageUrl).searchParams.get('date');
   const dated = day ? `?date=${encodeURIComponent(day)}` : '';
   const draft = stat.status === 'draft';
+  const top = stat.rankings[0]?.rank === 1 ? stat.rankings[0] : null;
+  const tiedNames = top ? stat.rankings.filter((r) => r.tiedWithLeader === true).map((r) => r.name) : [];
+  const tiedWith = tiedNames.length
+    ? ` <span class="badge tie" data-testid="tied-top">statistically tied with ${esc(tiedNames.join(' and '))}</span>`
+    : '';
   const leaderLine = stat.leader
-    ? `<p class="muted">Leader: <strong>${esc(stat.leader.name)}</strong> · ${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>`
+    ? `<p class="muted">Leader: <strong>${esc(stat.leader.name)}</strong>${tiedWith} · ${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>`
     : `<p class="muted">${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>`;
+  const valueCi = top?.ci95?.p50
+    ? `<p class="muted small" data-testid="value-ci">95% CI ${esc(formatInterval(top.ci95.p50, stat.unit))} (the leader's p50, at least 95% coverage)</p>`
+    : '';
   const hero = draft
     ? `<div class="card draftbox" data-testid="draft">This benchmark has not been measured yet: it is waiting for its first sample. Rankings, the quote and the citation appear once it has one.</div>`
     : `<div class="card hero">
 <div><p class="value" data-testid="value">${esc(fmt(stat.value, stat.unit))}<small>${esc(stat.metric.toLowerCase())}</small></p>
-<p data-testid="headline">${esc(stat.headline)}</p>${leaderLine}</div>
+${valueCi}<p data-testid="headline">${esc(stat.headline)}</p>${leaderLine}</div>
 <figure style="margin:0">${inlineSparkline(stat, 560, 120)}<figcaption class="muted small">Leader over the last 24 h, up means better${stat.higherIsBetter ? '' : ' (lower is better: the axis is inverted)'}; labels are its lowest and highest values.</figcaption></figure>
 </div>`;
   const snapshot = day

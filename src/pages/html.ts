@@ -61,6 +61,7 @@ th.l,td.l{text-align:left}td.name{text-align:left;white-space:normal;min-width:9
 @media (max-width:520px){td.name{min-width:7em}th,td{padding:8px 7px}th{white-space:normal}}
 .bar{display:inline-block;vertical-align:middle;height:8px;border-radius:4px;background:var(--accent);opacity:.8}
 .barcell{min-width:110px;text-align:left}.barcell .bar{max-width:100%}
+.sub{display:block;font-size:.78rem;font-weight:400;color:var(--muted)}.badge.tie{background:var(--accent-soft);color:var(--accent)}
 td.best{font-weight:700;color:var(--good)}td.best::after{content:" ★";font-size:.8em}
 .chips{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0}
 .chips a{padding:2px 11px;border:1px solid var(--line);border-radius:999px;text-decoration:none;background:#fff;font-size:.9rem}

@@ -1,8 +1,11 @@
 import type { Compare, CompareRow, Stat } from '../core/api-schemas.ts';
 import { compareVerdict } from '../core/compare.ts';
+import { formatInterval, formatP } from '../core/format.ts';
+import { SIGNIFICANCE } from '../core/uncertainty.ts';
 import { esc, layout } from './html.ts';
 import {
   bar,
+  ciTitle,
   type DerivationMode,
   fmt,
   inlineSparkline,
@@ -10,6 +13,7 @@ import {
   statusBadge,
   unitLabel,
   updatedPhrase,
+  valueWithCi,
 } from './view-parts.ts';
 
 export interface HomePageInput {
@@ -33,16 +37,39 @@ function topBars(stat: Stat): string {
   return `<ol class="tops">${ranked
     .map(
       (r) =>
-        `<li><span>${esc(r.name)}</span>${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}<span class="muted">${esc(fmt(r.ms.p50, stat.unit))}</span></li>`,
+        `<li><span>${esc(r.name)}</span>${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}<span class="muted"${titleOf(ciTitle(r.ci95?.p50, stat.unit))}>${esc(fmt(r.ms.p50, stat.unit))}</span></li>`,
     )
     .join('')}</ol>`;
 }
 
+function titleOf(t: string | null): string {
+  return t ? ` title="${esc(t)}"` : '';
+}
+
+/**
+ * "Codex leads at 94.9% (95% CI 94.1–95.6)", or, when the data cannot separate the next rows from
+ * it, "Codex and Mobula are statistically tied at the top": a rank alone is never called a lead.
+ */
+function leadLine(stat: Stat): string {
+  const top = stat.rankings[0]?.rank === 1 ? stat.rankings[0] : null;
+  if (!stat.leader || !top) {
+    return `<p class="muted">${stat.status === 'draft' ? 'Waiting for its first measurement.' : 'No leader in the last 24 h.'}</p>`;
+  }
+  const unit = `<span class="muted small">${esc(stat.metric.toLowerCase())} (${esc(unitLabel(stat.unit))})</span>`;
+  const ci = top.ci95?.p50
+    ? ` <span class="muted small">(95% CI ${esc(formatInterval(top.ci95.p50, stat.unit))})</span>`
+    : '';
+  const tied = stat.rankings.filter((r) => r.tiedWithLeader === true).map((r) => r.name);
+  if (tied.length > 0) {
+    const names = [stat.leader.name, ...tied];
+    return `<p data-testid="tied-top"><strong>${esc(names.slice(0, -1).join(', '))} and ${esc(names.at(-1) ?? '')}</strong> are statistically tied at the top: ${esc(stat.leader.name)} <strong>${esc(fmt(stat.leader.value, stat.unit))}</strong>${ci} ${unit}</p>`;
+  }
+  return `<p><strong>${esc(stat.leader.name)}</strong> leads at <strong>${esc(fmt(stat.leader.value, stat.unit))}</strong>${ci} ${unit}</p>`;
+}
+
 function boardRow(stat: Stat): string {
   const path = pathOf(stat.pageUrl);
-  const lead = stat.leader
-    ? `<p><strong>${esc(stat.leader.name)}</strong> leads at <strong>${esc(fmt(stat.leader.value, stat.unit))}</strong> <span class="muted small">${esc(stat.metric.toLowerCase())} (${esc(unitLabel(stat.unit))})</span></p>`
-    : `<p class="muted">${stat.status === 'draft' ? 'Waiting for its first measurement.' : 'No leader in the last 24 h.'}</p>`;
+  const lead = leadLine(stat);
   return `<article class="card row" data-testid="board-row">
 <div>
 <p class="eyebrow">${esc(stat.category)} · No. ${esc(stat.number)}</p>
@@ -77,13 +104,25 @@ ${rows}
   );
 }
 
-/** "Mobula", "Tie", or "Not comparable: no data for codex in the same window". */
+function capitalized(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/**
+ * The verdict cell (HTML): "Mobula" with the sign test under it, "Statistically tied (sign test
+ * p = 0.41, 47 cycles)", "Tie", or "Not comparable: no data for codex in the same window". A
+ * statistical tie is worded by compareVerdict, never shown as a win.
+ */
 function verdictCell(r: CompareRow, c: Compare): string {
-  if (!r.comparable) {
-    const v = compareVerdict(r, c.a.name, c.b.name);
-    return v.charAt(0).toUpperCase() + v.slice(1);
+  if (!r.comparable || (r.winner === 'tie' && r.significance)) {
+    return esc(capitalized(compareVerdict(r, c.a.name, c.b.name)));
   }
-  return r.winner === 'tie' ? 'Tie' : r.winner === 'a' ? c.a.name : c.b.name;
+  if (r.winner === 'tie') return 'Tie';
+  const name = esc(r.winner === 'a' ? c.a.name : c.b.name);
+  const sig = r.significance;
+  return sig
+    ? `${name}<span class="sub">sign test ${esc(formatP(sig.pValue))}, ${sig.pairs} cycles</span>`
+    : name;
 }
 
 /** What a compare row's values are, by the derivation mode of its benchmark. */
@@ -128,15 +167,15 @@ export function comparePage(c: Compare, input: ComparePageInput): string {
       if (mode) modes.add(mode);
       const note = noteOf(r, mode);
       const shown = showsValues(r);
-      const value = (v: number | null) =>
+      const value = (v: number | null, ci: readonly [number, number] | null | undefined) =>
         shown
-          ? `<td>${esc(fmt(v, r.unit))}</td>`
+          ? `<td>${v === null ? esc(fmt(v, r.unit)) : valueWithCi(v, ci, r.unit)}</td>`
           : '<td class="muted" title="not comparable: no value shown">–</td>';
       return `<tr>
 <td class="name"><a href="${esc(pathOf(r.pageUrl))}">${esc(r.title)}</a><br><span class="muted small">${esc(r.metric)} (${esc(unitLabel(r.unit))})${note ? `: ${esc(note)}` : ''}</span></td>
-${value(r.aValue)}
-${value(r.bValue)}
-<td class="name${r.comparable ? '' : ' muted'}"${r.comparable ? '' : ' data-testid="not-comparable"'}>${esc(verdictCell(r, c))}</td>
+${value(r.aValue, r.aCi95)}
+${value(r.bValue, r.bCi95)}
+<td class="name${r.comparable ? '' : ' muted'}"${r.comparable ? '' : ' data-testid="not-comparable"'}${r.winner === 'tie' && r.significance ? ' data-testid="statistical-tie"' : ''}>${verdictCell(r, c)}</td>
 </tr>`;
     })
     .join('\n');
@@ -144,6 +183,10 @@ ${value(r.bValue)}
     modes.has('window') ? `for window benchmarks, the ${COMPARE_NOTES.window}` : '',
     modes.has('latest') ? `for listings, each provider's ${COMPARE_NOTES.latest}` : '',
   ].filter(Boolean);
+  // How a window row is decided: intervals that overlap or not are no verdict, the paired test is.
+  const decided = c.shared.some((r) => r.significance)
+    ? `<p class="muted small" data-testid="verdict-rule">On window benchmarks a side is better only when the paired sign test (one value per cycle) gives p &lt; ${SIGNIFICANCE}, the two p50s differ by more than the benchmark's margin, and most cycles favour it; otherwise the row is a statistical tie, counted with the ties. Each value is the p50 over the samples both were measured on, with its 95% interval from those samples (<a href="/methodology#uncertainty">how</a>).</p>`
+    : '';
   return layout(
     {
       title: `${c.a.name} vs ${c.b.name}`,
@@ -162,6 +205,7 @@ ${c.notComparable ? `<p class="muted">${c.notComparable} of ${c.shared.length} n
 ${rows}
 </tbody>
 </table></div>
+${decided}
 <p class="muted small" data-testid="compare-note">${says.length ? `Values: ${esc(says.join('; '))}. ` : ''}<a href="/api/compare/${esc(c.a.slug)}/${esc(c.b.slug)}">JSON</a></p>`,
   );
 }

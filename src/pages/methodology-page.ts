@@ -1,6 +1,8 @@
+import { formatValue, marginPhrase } from '../core/format.ts';
 import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
 import { SPARKLINE_MIN_SPAN } from '../core/sparkline-svg.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
+import { DEFAULT_MIN_SAMPLES, orderStatRanks, SIGNIFICANCE, TAIL } from '../core/uncertainty.ts';
 import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
 import { esc, layout } from './html.ts';
 
@@ -25,6 +27,47 @@ const AS_OF = `<section id="as-of">
   'A window statistic has no single sample time: its headline says "p50 over 24h", the p50 over every sample of the 24 hours before the view was computed. In both cases "updated <time>" on a page is the newest sample behind the view, and a view whose newest sample is older than twice the cadence is marked stale.',
 )}</p>
 </section>`;
+
+/** The fewest samples for which the q-quantile has an interval (6 for p50, 36 for p90, 368 for p99). */
+function fewestFor(q: number): number {
+  let n = 1;
+  while (!orderStatRanks(n, q)) n++;
+  return n;
+}
+
+/** Read from the code that applies them, so the page cannot drift from the rule. */
+const FEWEST = { p50: fewestFor(0.5), p90: fewestFor(0.9), p99: fewestFor(0.99) };
+const TAIL_PCT = formatValue(TAIL * 100, 'count');
+const COVERAGE_PCT = formatValue(100 - 2 * TAIL * 100, 'count');
+
+/** Each window benchmark's margin and minimum, as its spec states them: "token-trade-coverage 0.5-point (minSamples 10)". */
+function marginsOf(specs: readonly BenchmarkSpec[]): string {
+  const parts = specs.flatMap((s) => {
+    const d = s.derivation;
+    return d.mode === 'window'
+      ? [`${s.slug} ${marginPhrase(d.tieMargin, s.unit)} (minSamples ${d.minSamples})`]
+      : [];
+  });
+  return parts.length ? parts.join('; ') : 'no window benchmark is published';
+}
+
+/** The "Uncertainty" entries: intervals, the paired test, and when a difference is a verdict. */
+function uncertaintyRules(specs: readonly BenchmarkSpec[]): [string, string][] {
+  return [
+    [
+      'Uncertainty',
+      `Every p50, p90 and p99 of a window benchmark carries ci95, a distribution-free interval from order statistics: sort the row's n samples and, with B ~ Bin(n, q), take x(l) for the largest l with P(B ≤ l − 1) ≤ ${TAIL_PCT}% and x(u) for the smallest u with P(B ≥ u) ≤ ${TAIL_PCT}%. Its coverage is at least ${COVERAGE_PCT}% (each tail at most ${TAIL_PCT}%, more with ties or discrete values), not exactly ${COVERAGE_PCT}%; it is computed exactly (no resampling, no normal approximation), so the same samples always give the same interval. It is null where no such rank exists: p50 below ${FEWEST.p50} samples, p90 below ${FEWEST.p90}, p99 below ${FEWEST.p99}; the mean has none. A row with fewer samples than its benchmark's minSamples (${DEFAULT_MIN_SAMPLES} unless the spec says otherwise) is marked insufficientData: listed, never ranked, never the leader; a compare row needs as many shared samples on each side (else not comparable, insufficient-data). A count read from a listing has no sampling error: ci95 is null and the rules below do not apply. Caveats: the intervals treat samples as independent, so they are narrower than the day-to-day spread; consecutive cycles can still be correlated, which the paired test below does not remove; comparisons with the leader are not corrected for multiplicity (with many rows, one may look separated by chance).`,
+    ],
+    [
+      'Paired sign test',
+      "The cells of one cycle share a provider's state (one outage, one network path), so the unit of a comparison is the cycle, not the sample. For each (region, cycle) in which both providers were measured on a common cell, the paired value is the median over those cells of a − b. The exact two-sided sign test drops zeros and, with m non-zero values of which k+ are positive and k− negative, gives p = min(1, 2·P(Bin(m, ½) ≤ min(k+, k−))), p = 1 when m = 0; pairs is m.",
+    ],
+    [
+      'Statistical ties',
+      `A side wins a comparison (a compare row, or a ranked row against the leader) only when all three hold: the sign test gives p < ${SIGNIFICANCE}; the two p50s differ by more than the benchmark's tieMargin, the smallest difference worth a verdict (significance alone would crown trivial differences, since tens of thousands of samples make anything significant); and more paired values favour the side with the better p50. Otherwise it is a statistical tie, whose reason is the first condition that failed: not-significant, within-margin or direction-disagrees. Margins: ${marginsOf(specs)}.`,
+    ],
+  ];
+}
 
 /**
  * /methodology: the site-wide rules (statistics, leaders, ties, statuses, aggregation across cells,
@@ -51,8 +94,9 @@ export function methodologyPage(
     ],
     [
       'Leader and ties',
-      'The leader is rankings[0] on every surface and the value is its p50. Ties are broken by higher success rate, then larger sample size, then provider slug.',
+      'The leader is rankings[0] on every surface and the value is its p50. Ties are broken by higher success rate, then larger sample size, then provider slug. On a window benchmark each ranked row below the leader carries vsLeader, its sign test against the leader, and tiedWithLeader: a lead within the data\'s uncertainty (see Statistical ties) is shown as a statistical tie, "A and B are statistically tied at the top", never as a lead. Ranks and the value are unchanged.',
     ],
+    ...uncertaintyRules(specs),
     [
       'Draft and stale',
       'A benchmark never measured is a draft (no value, nothing to cite). One whose newest sample is older than twice its cadence is stale: its last values stay visible, marked stale, and /api/freshness keeps its timestamp.',
@@ -67,7 +111,7 @@ export function methodologyPage(
     ],
     [
       'Compare',
-      'A compare row has a winner only when both providers have a value from the same window, neither is unresponsive and both count the same kind of thing (on network-coverage, providers of different kinds are not comparable). Token-trade compares use the same pair rule as the rankings: each side\'s p50 over only the (cell, cycle) pairs both providers were measured on. Where the two share no pair, each side shows the value its own ranking row publishes and the row is not comparable (no-shared-pairs). Otherwise the row says "not comparable" with its reason and counts as a tie. The direction comes from the metric alone (higher or lower is better).',
+      'A compare row has a winner only when both providers have a value from the same window, neither is unresponsive and both count the same kind of thing (on network-coverage, providers of different kinds are not comparable). Token-trade compares use the same pair rule as the rankings: each side\'s p50 over only the (cell, cycle) pairs both providers were measured on. Where the two share no pair, each side shows the value its own ranking row publishes and the row is not comparable (no-shared-pairs). Otherwise the row says "not comparable" with its reason and counts as a tie. The direction comes from the metric alone (higher or lower is better). On a window benchmark a comparable row also needs the verdict rule (see Statistical ties): a statistical tie stays comparable, keeps its delta and counts as a tie; on a listing any difference wins.',
     ],
     [
       'Live values',

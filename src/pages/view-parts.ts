@@ -1,5 +1,5 @@
 import type { Stat } from '../core/api-schemas.ts';
-import { formatValue } from '../core/format.ts';
+import { formatInterval, formatValue } from '../core/format.ts';
 import { renderSparklineSvg } from '../core/sparkline-svg.ts';
 import type { Derivation } from '../core/spec-schema.ts';
 import { agoTime, esc } from './html.ts';
@@ -65,4 +65,23 @@ export function fmt(value: number | null, unit: string): string {
 export function pathOf(url: string): string {
   const u = new URL(url);
   return `${u.pathname}${u.search}`;
+}
+
+/**
+ * A window p50 and its interval: the text reads "94.9% (95% CI 94.1–95.6)" as formatWithCi writes
+ * it, and the interval sits on its own smaller line (`.sub`), so a 390 px phone keeps the column
+ * narrow. Without an interval (a listing count, or fewer than 6 samples) the value alone.
+ */
+export function valueWithCi(
+  value: number,
+  ci: readonly [number, number] | null | undefined,
+  unit: string,
+): string {
+  const v = esc(formatValue(value, unit));
+  return ci ? `${v} <span class="sub">(95% CI ${esc(formatInterval(ci, unit))})</span>` : v;
+}
+
+/** "95% CI 94.1–95.6", or null: for a title attribute where a second line has no room. */
+export function ciTitle(ci: readonly [number, number] | null | undefined, unit: string): string | null {
+  return ci ? `95% CI ${formatInterval(ci, unit)}` : null;
 }

@@ -2,10 +2,12 @@ import type { CompareRow, Stat } from '../core/api-schemas.ts';
 import { type CompareSide, compareRow } from '../core/compare.ts';
 import { DAY_MS } from '../core/dates.ts';
 import { isoTime } from '../core/format.ts';
+import { pairedCycleDiffs } from '../core/paired.ts';
 import { comparablePairs } from '../core/rows.ts';
 import { oneOf } from '../core/samples.ts';
 import { type BenchmarkSpec, DIMENSION_NAMES } from '../core/spec-schema.ts';
 import { quantileSorted, round6 } from '../core/stats.ts';
+import { quantileInterval, signTest } from '../core/uncertainty.ts';
 import type { SampleStore } from '../store/sample-store.ts';
 
 /** The provider's attributes for dimensions that belong to providers (e.g. `kind`), as one string. */
@@ -34,7 +36,9 @@ function p50(vs: number[]): number {
  * the window, by the Stat's pair rule (comparablePairs over the two providers' samples), never a
  * pooled set that includes cells or cycles only one of them covers. Where the two share no pair,
  * each side's value is the one its Stat row publishes and the row is not comparable
- * (`no-shared-pairs`): two values from different cells support no verdict.
+ * (`no-shared-pairs`): two values from different cells support no verdict. Where they share pairs,
+ * the verdict needs the sign test on their per-cycle paired values and the spec's tieMargin, and at
+ * least minSamples shared samples (`insufficient-data`).
  */
 export async function compareRowFor(
   store: SampleStore,
@@ -92,10 +96,18 @@ export async function compareRowFor(
       sharedPairs: false,
     });
   }
+  const { diffs } = pairedCycleDiffs(
+    samples.filter((s) => s.labels.provider === a),
+    samples.filter((s) => s.labels.provider === b),
+    d.cellLabels,
+  );
   return compareRow({
     ...base,
     asOf: newest === null ? null : isoTime(newest),
-    a: side(a, p50(va)),
-    b: side(b, p50(vb)),
+    // p50 sorts its array in place: the intervals read the same sorted samples.
+    a: { ...side(a, p50(va)), ci95: quantileInterval(va, 0.5) },
+    b: { ...side(b, p50(vb)), ci95: quantileInterval(vb, 0.5) },
+    // va and vb hold one value per shared (cell, cycle) pair each: the same count.
+    paired: { test: signTest(diffs), margin: d.tieMargin, insufficient: va.length < d.minSamples },
   });
 }

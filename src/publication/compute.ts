@@ -1,5 +1,6 @@
 import type { ChainBests, Filters, Stat } from '../core/api-schemas.ts';
 import { chainBests } from '../core/chain-bests.ts';
+import { withLeaderTests } from '../core/leader-tests.ts';
 import { latestRows, type RankedRow, rankRows, type WindowRowExtras, windowRows } from '../core/rows.ts';
 import { eq, matchesAll, type Sample } from '../core/samples.ts';
 import { selection, WINDOW_MS } from '../core/selection.ts';
@@ -169,14 +170,27 @@ async function computeStatNow(
         rankRows(
           windowRows(
             provs,
-            { cellLabels: d.cellLabels, values: inWindow.filter(keep), probes: probes.filter(keep) },
+            {
+              cellLabels: d.cellLabels,
+              values: inWindow.filter(keep),
+              probes: probes.filter(keep),
+              minSamples: d.minSamples,
+            },
             extrasOf(keep),
           ),
           spec.higherIsBetter,
         );
       const all = extrasOf(() => true);
       familyFields = all.statFields;
-      rankings = rowsOf(providers, () => true);
+      rankings = withLeaderTests(
+        rowsOf(providers, () => true),
+        {
+          values: inWindow,
+          cellLabels: d.cellLabels,
+          margin: d.tieMargin,
+          higherIsBetter: spec.higherIsBetter,
+        },
+      );
       asOf = maxT(inWindow, probes);
       bests = perChain(spec, filters, rowsOf);
       const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;

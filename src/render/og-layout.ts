@@ -24,6 +24,11 @@ export const OG_HEIGHT = 630;
 const PAD_X = 64;
 const CONTENT_W = OG_WIDTH - 2 * PAD_X;
 const SPARK_H = 106;
+/** One line of text, ellipsised as a last resort rather than overflowing the card. */
+const ONE_LINE: Style = { whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' };
+/** Room for "95% CI 950 ms–1.20 s" beside the value. */
+const CI_W = 420;
+const CI_GAP = 28;
 
 const C = {
   bg: '#fbfaf7',
@@ -77,9 +82,7 @@ function header(m: OgModel): OgNode {
         fontWeight: 600,
         letterSpacing: kickerSize * 0.12,
         color: C.muted,
-        whiteSpace: 'nowrap',
-        overflow: 'hidden',
-        textOverflow: 'ellipsis',
+        ...ONE_LINE,
       },
       kicker,
     ),
@@ -102,9 +105,7 @@ function header(m: OgModel): OgNode {
           fontSize: nameSize,
           fontWeight: 800,
           color: C.ink,
-          whiteSpace: 'nowrap',
-          overflow: 'hidden',
-          textOverflow: 'ellipsis',
+          ...ONE_LINE,
         },
         m.siteName,
       ),
@@ -116,9 +117,12 @@ function header(m: OgModel): OgNode {
 function body(m: OgModel): OgNode {
   const metric = m.metric.toUpperCase();
   const metricSize = fitFontSize(metric, { width: CONTENT_W, max: 18, min: 12, weight: 600, tracking: 0.12 });
+  // The interval sits right of the value, smaller, on its baseline: the value keeps the rest.
+  const ciSize = m.ciText ? fitFontSize(m.ciText, { width: CI_W, max: 34, min: 20, weight: 600 }) : 0;
+  const valueW = m.ciText ? CONTENT_W - CI_W - CI_GAP : CONTENT_W;
   const valueSize = m.hasValue
-    ? fitFontSize(m.valueText, { width: CONTENT_W, max: 132, min: 48, weight: 800, tracking: -0.02 })
-    : fitFontSize(m.valueText, { width: CONTENT_W, max: 84, min: 40, weight: 800, tracking: -0.02 });
+    ? fitFontSize(m.valueText, { width: valueW, max: 132, min: 48, weight: 800, tracking: -0.02 })
+    : fitFontSize(m.valueText, { width: valueW, max: 84, min: 40, weight: 800, tracking: -0.02 });
   const leadSize = fitFontSize(m.leadLine, { width: CONTENT_W, max: 32, min: 20, weight: 400, lines: 2 });
   const leadLineHeight = 1.25;
   return el('div', { display: 'flex', flexDirection: 'column', marginTop: 24 }, [
@@ -130,9 +134,7 @@ function body(m: OgModel): OgNode {
         fontWeight: 600,
         letterSpacing: metricSize * 0.12,
         color: C.muted,
-        whiteSpace: 'nowrap',
-        overflow: 'hidden',
-        textOverflow: 'ellipsis',
+        ...ONE_LINE,
       },
       metric,
     ),
@@ -144,22 +146,41 @@ function body(m: OgModel): OgNode {
         height: 142,
         marginTop: 4,
       },
-      el(
-        'div',
-        {
-          display: 'block',
-          maxWidth: CONTENT_W,
-          fontSize: valueSize,
-          fontWeight: 800,
-          letterSpacing: -0.02 * valueSize,
-          lineHeight: 1.12,
-          color: m.hasValue ? C.ink : C.muted,
-          whiteSpace: 'nowrap',
-          overflow: 'hidden',
-          textOverflow: 'ellipsis',
-        },
-        m.valueText,
-      ),
+      [
+        el(
+          'div',
+          {
+            display: 'block',
+            maxWidth: valueW,
+            fontSize: valueSize,
+            fontWeight: 800,
+            letterSpacing: -0.02 * valueSize,
+            lineHeight: 1.12,
+            color: m.hasValue ? C.ink : C.muted,
+            ...ONE_LINE,
+          },
+          m.valueText,
+        ),
+        ...(m.ciText
+          ? [
+              el(
+                'div',
+                {
+                  display: 'block',
+                  maxWidth: CI_W,
+                  marginLeft: CI_GAP,
+                  // Lifts the smaller text to the big value's baseline (its descender space).
+                  marginBottom: Math.round(valueSize * 0.2),
+                  fontSize: ciSize,
+                  fontWeight: 600,
+                  color: C.muted,
+                  ...ONE_LINE,
+                },
+                m.ciText,
+              ),
+            ]
+          : []),
+      ],
     ),
     el(
       'div',
@@ -297,9 +318,7 @@ function footer(m: OgModel): OgNode {
           fontSize: urlSize,
           fontWeight: 600,
           color: C.ink,
-          whiteSpace: 'nowrap',
-          overflow: 'hidden',
-          textOverflow: 'ellipsis',
+          ...ONE_LINE,
         },
         m.pageUrl,
       ),

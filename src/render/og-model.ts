@@ -1,5 +1,5 @@
 import type { Stat } from '../core/api-schemas.ts';
-import { formatValue } from '../core/format.ts';
+import { formatInterval, formatValue } from '../core/format.ts';
 import { SIMULATED_NOTE } from '../core/headline.ts';
 
 /** Everything the OG layout shows; plain data so it crosses the worker boundary as-is. */
@@ -14,6 +14,9 @@ export interface OgModel {
   readonly valueText: string;
   readonly hasValue: boolean;
   readonly isDraft: boolean;
+  /** "95% CI 94.1–95.6": the interval of the leader's window p50, or null (a listing count has none). */
+  readonly ciText: string | null;
+  /** "<leader> leads · <title>", or "Statistically tied at the top: A and B · <title>". */
   readonly leadLine: string;
   readonly points: readonly number[];
   /** Indices of carried points (Stat.sparklineGaps): the sparkline draws them dashed. */
@@ -65,9 +68,28 @@ function noValueText(stat: Stat): string {
   return NO_DATA_TEXT;
 }
 
+/** "A and B", "A, B and C". */
+function listed(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/**
+ * Who is at the top. A shared image must not crown a leader the data cannot separate from the
+ * next rows: when any ranked row is tied with the leader, the card says so and names them all.
+ */
+function leadText(stat: Stat): string {
+  if (!stat.leader) return stat.title;
+  const tied = stat.rankings.filter((r) => r.rank !== null && r.tiedWithLeader === true).map((r) => r.name);
+  if (tied.length > 0)
+    return `Statistically tied at the top: ${listed([stat.leader.name, ...tied])} · ${stat.title}`;
+  return `${stat.leader.name} leads · ${stat.title}`;
+}
+
 export function ogModelFromStat(stat: Stat, siteName: string): OgModel {
   const hasValue = stat.value !== null && Number.isFinite(stat.value);
   const filterLabel = filterText(stat);
+  const top = stat.leader && stat.rankings[0]?.rank === 1 ? stat.rankings[0] : null;
+  const ci = hasValue ? top?.ci95?.p50 : null;
   return {
     siteName,
     category: stat.category,
@@ -77,7 +99,8 @@ export function ogModelFromStat(stat: Stat, siteName: string): OgModel {
     valueText: stat.value !== null && hasValue ? formatValue(stat.value, stat.unit) : noValueText(stat),
     hasValue,
     isDraft: stat.status === 'draft',
-    leadLine: stat.leader ? `${stat.leader.name} leads · ${stat.title}` : stat.title,
+    ciText: ci ? `95% CI ${formatInterval(ci, stat.unit)}` : null,
+    leadLine: leadText(stat),
     points: stat.sparkline,
     gaps: stat.sparklineGaps ?? [],
     higherIsBetter: stat.higherIsBetter,

@@ -20,10 +20,14 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
+/**
+ * `minSamples` overrides every window spec's (schema minimum 6): for tests of another rule on a
+ * cycle or two; the minimum-sample rule has its own tests (test/uncertainty-rules.test.ts).
+ */
 export async function fixture(
-  opts: { samples?: readonly Sample[]; days?: number; seed?: number } = {},
+  opts: { samples?: readonly Sample[]; days?: number; seed?: number; minSamples?: number } = {},
 ): Promise<Fixture> {
-  const specs = await loadSpecs(BENCHMARKS_DIR);
+  const specs = withMinSamples(await loadSpecs(BENCHMARKS_DIR), opts.minSamples);
   const store = await openDuckDbStore({ path: ':memory:' });
   const samples = opts.samples ?? buildDataset({ seed: opts.seed ?? 7, days: opts.days ?? 3, end: NOW });
   if (samples.length) await store.append(samples);
@@ -44,4 +48,12 @@ export async function fixture(
       await store.close();
     },
   };
+}
+
+/** The specs with every window derivation's minSamples set to `n` (unchanged without one). */
+export function withMinSamples(specs: BenchmarkSpec[], n: number | undefined): BenchmarkSpec[] {
+  if (n === undefined) return specs;
+  return specs.map((s) =>
+    s.derivation.mode === 'window' ? { ...s, derivation: { ...s.derivation, minSamples: n } } : s,
+  );
 }

@@ -8,7 +8,10 @@ import { publicationFailure } from './errors.ts';
 
 const slug = z.string().min(1).max(80).describe('Provider slug as in the rankings, e.g. "mobula".');
 
-/** One line per shared benchmark, in words: who is ahead, a tie, or why the two are not comparable. */
+/**
+ * One line per shared benchmark, in words (compareVerdict): who is ahead, a tie, a statistical tie
+ * with its sign test or margin, or why the two are not comparable.
+ */
 export function compareSummary(c: Compare): string {
   const lines = [
     `${c.a.name} vs ${c.b.name}: ${c.a.name} ${c.totalWins.a}, ${c.b.name} ${c.totalWins.b}, ties ${c.totalWins.tie}` +
@@ -31,7 +34,8 @@ export function compareProvidersTool(ctx: ToolContext): BuiltTool {
     title: 'Compare two providers head to head',
     description: [
       "Returns exactly what GET /api/compare/{a}/{b} serves: every benchmark where both providers appear, each side's p50 in the benchmark unit, the winner by the metric's direction, and totals.",
-      'A row that the data cannot support (a side without data in the same window, an unresponsive side, or two providers that count different kinds of things) is marked comparable=false with a reason and counts as a tie: say "not comparable", never quote a percentage for it.',
+      'A row that the data cannot support (a side without data in the same window, an unresponsive side, two providers that count different kinds of things, or too few shared samples) is marked comparable=false with a reason and counts as a tie: say "not comparable", never quote a percentage for it.',
+      'On window benchmarks a side wins only when the paired sign test (significance) gives p < 0.05, the p50s differ by more than the margin, and most cycles favour it. A comparable row with winner "tie" and a reason (not-significant, within-margin, direction-disagrees) is a statistical tie: call it tied, never say either side is "ahead", whatever the two values. The text summary words each row this way.',
     ].join(' '),
     input: z.object({ a: slug, b: slug }),
     output: compareSchema,

@@ -33,7 +33,28 @@ export const statSummarySchema = z.object({
       slug: z.string(),
       name: z.string(),
       value: z.number().describe('p50 in the benchmark unit'),
-      note: z.string().optional().describe('"unresponsive" or "no comparison": shown, not ranked'),
+      ci95: z
+        .tuple([z.number(), z.number()])
+        .nullable()
+        .describe(
+          "The p50's interval [lo, hi] in the benchmark unit, at least 95% coverage (window benchmarks); null for a listing count or too few samples. Quote it beside the value.",
+        ),
+      tiedWithLeader: z
+        .boolean()
+        .optional()
+        .describe(
+          'Ranked rows below the leader: true when the data cannot separate this row from the leader. Say "tied", never "behind".',
+        ),
+      insufficientData: z
+        .boolean()
+        .optional()
+        .describe(
+          "True when the row has fewer samples than the benchmark's minSamples: shown, never ranked.",
+        ),
+      note: z
+        .string()
+        .optional()
+        .describe('"unresponsive", "no comparison" or "too few samples": shown, not ranked'),
     }),
   ),
   headline: z.string(),
@@ -43,7 +64,8 @@ export const statSummarySchema = z.object({
   simulated: z.literal(true).optional(),
 });
 
-function summaryOf(stat: z.infer<typeof statSchema>): z.infer<typeof statSummarySchema> {
+/** The summary answer: exported so the surfaces test reads what an agent reads. */
+export function summaryOf(stat: z.infer<typeof statSchema>): z.infer<typeof statSummarySchema> {
   return {
     slug: stat.slug,
     title: stat.title,
@@ -56,7 +78,16 @@ function summaryOf(stat: z.infer<typeof statSchema>): z.infer<typeof statSummary
       slug: r.slug,
       name: r.name,
       value: r.ms.p50,
-      ...(r.unresponsive ? { note: 'unresponsive' } : r.noComparison ? { note: 'no comparison' } : {}),
+      ci95: r.ci95?.p50 ?? null,
+      ...(r.tiedWithLeader !== undefined && { tiedWithLeader: r.tiedWithLeader }),
+      ...(r.insufficientData !== undefined && { insufficientData: r.insufficientData }),
+      ...(r.unresponsive
+        ? { note: 'unresponsive' }
+        : r.noComparison
+          ? { note: 'no comparison' }
+          : r.insufficientData
+            ? { note: 'too few samples' }
+            : {}),
     })),
     headline: stat.headline,
     quote: stat.quote,
@@ -108,7 +139,8 @@ export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
       'Returns one benchmark exactly as GET /api/stat/{slug} serves it: current value and leader, rankings (every provider with p50/p90/p99/mean in the benchmark unit, successRate, sampleSize; best first),',
       'a 24-hour sparkline of the leader, a headline and a paste-ready quote, citations (plain, BibTeX, APA, RIS), methodology, source, pageUrl and asOf.',
       `Optionally narrow with a dimension the benchmark declares: ${dimensionsText(publication.specs)}.`,
-      'With detail="summary" it returns only value, leader, rankings (slug, name, p50), headline, quote, pageUrl and asOf.',
+      'With detail="summary" it returns only value, leader, rankings (slug, name, p50 with its ci95 interval, tiedWithLeader, insufficientData), headline, quote, pageUrl and asOf.',
+      'Window benchmarks give each p50 a 95% interval (ci95.p50 in full, ci95 in summary): quote it beside the value. A row with tiedWithLeader true is statistically tied with the leader: call the two tied, never say the leader is ahead of it; a row with insufficientData has too few samples and no rank.',
       'Cite the returned pageUrl and use `quote` as the attribution line. Unknown slugs or values return an error listing the valid choices.',
     ].join(' '),
     input: inputOf(publication.specs),

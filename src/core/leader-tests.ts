@@ -1,0 +1,43 @@
+import { pairedAgainst } from './paired.ts';
+import type { RankedRow } from './rows.ts';
+import { byProvider, type Sample } from './samples.ts';
+import { signTest, verdict } from './uncertainty.ts';
+
+export interface LeaderTestInput {
+  /** The view's value samples in the window, every provider's. */
+  readonly values: readonly Sample[];
+  readonly cellLabels: readonly string[];
+  /** The spec's tieMargin, in its unit. */
+  readonly margin: number;
+  readonly higherIsBetter: boolean;
+}
+
+/**
+ * Each ranked row below the leader, tested against it (window derivation): `vsLeader` is the sign
+ * test on their per-cycle paired values (leader − row), `tiedWithLeader` whether the verdict rule
+ * (uncertainty.ts) gives a tie, with Δ = the two rows' p50s. Ranks, leader and value do not change:
+ * a tie is said, not reordered. The leader and unranked rows carry neither field. Annotates the
+ * rows in place (rankRows made them) and returns them.
+ */
+export function withLeaderTests(rows: readonly RankedRow[], i: LeaderTestInput): RankedRow[] {
+  const leader = rows[0];
+  if (leader?.rank !== 1 || !rows.some((r) => r.rank !== null && r.rank > 1)) return rows as RankedRow[];
+  const own = byProvider(i.values);
+  const vsLeader = pairedAgainst(own.get(leader.slug) ?? [], i.cellLabels);
+  for (const r of rows) {
+    if (r.rank === null || r.rank === 1) continue;
+    const { diffs } = vsLeader(own.get(r.slug) ?? []);
+    const test = signTest(diffs);
+    const v = verdict({
+      test,
+      delta: leader.ms.p50 - r.ms.p50,
+      margin: i.margin,
+      higherIsBetter: i.higherIsBetter,
+    });
+    Object.assign(r, {
+      vsLeader: { test: 'sign-test' as const, pairs: test.pairs, pValue: test.pValue, margin: i.margin },
+      tiedWithLeader: v.winner !== 'a',
+    });
+  }
+  return rows as RankedRow[];
+}

@@ -169,7 +169,7 @@ export function comparePage(c: Compare, input: ComparePageInput): string {
       const shown = showsValues(r);
       const value = (v: number | null, ci: readonly [number, number] | null | undefined) =>
         shown
-          ? `<td>${v === null ? esc(fmt(v, r.unit)) : valueWithCi(v, ci, r.unit)}</td>`
+          ? `<td>${v === null ? esc(fmt(v, r.unit)) : valueWithCi(v, ci, r.unit, true)}</td>`
           : '<td class="muted" title="not comparable: no value shown">–</td>';
       return `<tr>
 <td class="name"><a href="${esc(pathOf(r.pageUrl))}">${esc(r.title)}</a><br><span class="muted small">${esc(r.metric)} (${esc(unitLabel(r.unit))})${note ? `: ${esc(note)}` : ''}</span></td>

@@ -76,9 +76,16 @@ export function valueWithCi(
   value: number,
   ci: readonly [number, number] | null | undefined,
   unit: string,
+  narrow = false,
 ): string {
   const v = esc(formatValue(value, unit));
-  return ci ? `${v} <span class="sub">(95% CI ${esc(formatInterval(ci, unit))})</span>` : v;
+  if (!ci) return v;
+  const range = esc(formatInterval(ci, unit));
+  // Narrow (two value columns side by side, as on the compare page): the words and the range on
+  // lines of their own, so each column stays within a 390 px screen.
+  return narrow
+    ? `${v} <span class="sub">(95% CI</span> <span class="sub">${range})</span>`
+    : `${v} <span class="sub">(95% CI ${range})</span>`;
 }
 
 /** "95% CI 94.1–95.6", or null: for a title attribute where a second line has no room. */

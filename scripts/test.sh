@@ -24,6 +24,8 @@ missing=()
 { command -v promtool >/dev/null 2>&1 && [ -x /usr/bin/prometheus ]; } || missing+=(prometheus)
 [ -x /usr/bin/victoria-metrics ] || missing+=(victoria-metrics)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# python3 runs scripts/recompute-ci.py, the dataset's independent check (test/uncertainty-dataset.test.ts).
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "── installing Debian packages: ${missing[*]}"

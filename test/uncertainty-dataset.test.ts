@@ -6,6 +6,7 @@
  * pair rule, order-statistic ranks, one paired value per region and cycle), and must equal the
  * frozen bytes exactly. A live Stat is recomputed the same way from yesterday's and today's files.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -228,6 +229,39 @@ describe('rule 8: reproducible from the dataset alone', () => {
     const rpc = csvDay.filter((s) => s.metric === 'rpc_latency_ms');
     expect(Math.min(...rpc.map((s) => s.t))).toBe(DAY);
     expect(Math.max(...rpc.map((s) => s.t))).toBe(DAY + DAY_MS - 1);
+  });
+
+  it('scripts/recompute-ci.py, sharing no code with the service, gets the same from the two files', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'citebench-ci-py-'));
+    try {
+      const day = await f.publication.dataset.file(YESTERDAY, 'csv');
+      const frozen = await f.publication.frozenStat('token-trade-coverage', YESTERDAY);
+      if (day?.kind !== 'ok' || frozen.kind !== 'ok') throw new Error('day not served');
+      await writeFile(join(dir, 'day.csv'), day.file.body);
+      await writeFile(join(dir, 'stat.json'), frozen.served.body);
+      const stat = JSON.parse(new TextDecoder().decode(frozen.served.body)) as Stat;
+      let checked = 0;
+      for (const row of stat.rankings.slice(1)) {
+        const out = execFileSync('python3', [
+          join(import.meta.dirname, '../scripts/recompute-ci.py'),
+          join(dir, 'day.csv'),
+          join(dir, 'stat.json'),
+          row.slug,
+        ]).toString();
+        const nums = (re: RegExp) => (re.exec(out)?.slice(1) ?? []).map(Number);
+        const [lo, hi, pubLo, pubHi] = nums(
+          /ci95\.p50 = \[([\d.e+-]+), ([\d.e+-]+)\] \(published \[([\d.e+-]+), ([\d.e+-]+)\]\)/,
+        );
+        expect([lo, hi], `${row.slug}: ${out}`).toEqual(row.ci95?.p50);
+        expect([pubLo, pubHi]).toEqual(row.ci95?.p50);
+        const [m, p] = nums(/: (\d+) non-zero cycles .*?, p = ([\d.e+-]+) \(/);
+        expect([m, p], out).toEqual([row.vsLeader?.pairs, row.vsLeader?.pValue]);
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("a live Stat from yesterday's and today's files", async () => {

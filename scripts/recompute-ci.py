@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Recomputes one published row's p50 interval and sign test from a day's dataset CSV alone.
+
+An independent implementation of the methodology's uncertainty rules (issue 24) in exact integer
+arithmetic, sharing no code with the service: a reader can check a frozen Stat with nothing but
+the two files the API serves.
+
+  curl -o day.csv  $BASE/api/dataset/2026-11-26.csv
+  curl -o stat.json "$BASE/api/stat/token-trade-coverage?date=2026-11-26"
+  python3 scripts/recompute-ci.py day.csv stat.json mobula
+
+Rules, as /methodology states them:
+- a row's samples: the benchmark's value metric for the provider in the UTC day, on (cell, cycle)
+  pairs at least two of the benchmark's providers were measured on (a cell is the spec's cell
+  labels plus region; a provider alone on every pair keeps its own samples);
+- the interval: x(l) and x(u) of the n sorted samples, l the largest rank with
+  P(Bin(n, 1/2) <= l - 1) <= 0.025, u the smallest with P(Bin(n, 1/2) >= u) <= 0.025;
+- the sign test against the leader: one value per (region, cycle), the median over the cells both
+  were measured on of leader - row; p = min(1, 2 P(Bin(m, 1/2) <= min(k+, k-))), zeros dropped.
+"""
+import csv
+import json
+import sys
+from collections import defaultdict
+from fractions import Fraction
+from math import comb
+
+
+def cdf_half(n, k):
+    """P(Bin(n, 1/2) <= k), exact."""
+    if k < 0:
+        return Fraction(0)
+    return Fraction(sum(comb(n, j) for j in range(0, min(k, n) + 1)), 2**n)
+
+
+def ranks(n):
+    """(l, u) for the median, or None."""
+    tail = Fraction(25, 1000)
+    lows = [l for l in range(1, n + 1) if cdf_half(n, l - 1) <= tail]
+    ups = [u for u in range(1, n + 1) if 1 - cdf_half(n, u - 1) <= tail]
+    if not lows or not ups:
+        return None
+    return max(lows), min(ups)
+
+
+def median(xs):
+    """Linear interpolation between closest ranks, as quantileSorted does."""
+    xs = sorted(xs)
+    pos = (len(xs) - 1) * 0.5
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def round6(x):
+    return float(f"{x:.6g}")
+
+
+def main(csv_path, stat_path, provider):
+    stat = json.load(open(stat_path))
+    spec_providers = {r["slug"] for r in stat["rankings"]}
+    # The Stat does not name its metric or cells; the methodology does. Known window benchmarks:
+    metric, cell_labels = {
+        "token-trade-coverage": ("token_trade_capture_pct", ["chain", "token"]),
+        "token-trade-recall": ("token_trade_recall_pct", ["chain", "token"]),
+        "rpc-latency": ("rpc_latency_ms", ["chain", "kind"]),
+        "rpc-head-lag": ("rpc_head_lag_ms", ["chain"]),
+    }[stat["slug"]]
+    rows = []
+    with open(csv_path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["metric"] != metric:
+                continue
+            labels = {k.removeprefix("label_"): v for k, v in r.items() if k not in ("metric", "timestamp", "value") and v != ""}
+            if labels.get("provider") not in spec_providers:
+                continue
+            cell = tuple(labels.get(l, "") for l in cell_labels) + (labels.get("region", ""),)
+            rows.append((labels["provider"], cell, r["timestamp"], float(r["value"])))
+    who = defaultdict(set)
+    for p, cell, t, _ in rows:
+        who[(cell, t)].add(p)
+    own = [(cell, t, v) for p, cell, t, v in rows if p == provider]
+    shared = [v for cell, t, v in own if len(who[(cell, t)]) >= 2]
+    used = sorted(shared if shared else [v for _, _, v in own])
+    n = len(used)
+    published = next(r for r in stat["rankings"] if r["slug"] == provider)
+    print(f"{stat['slug']} {provider}: n = {n} (published sampleSize {published['sampleSize']})")
+    print(f"p50 = {round6(median(used))} (published {published['ms']['p50']})")
+    rk = ranks(n)
+    if rk:
+        l, u = rk
+        print(
+            f"ranks l = {l}, u = {u}: P(B <= {l - 1}) = {float(cdf_half(n, l - 1)):.6f}, "
+            f"P(B >= {u}) = {float(1 - cdf_half(n, u - 1)):.6f}"
+        )
+        print(f"ci95.p50 = [{round6(used[l - 1])}, {round6(used[u - 1])}] (published {published['ci95']['p50']})")
+    else:
+        print(f"no interval for n = {n} (published {published['ci95']['p50']})")
+    leader = stat["rankings"][0]["slug"]
+    if "vsLeader" in published:
+        lead = {(cell, t): v for p, cell, t, v in rows if p == leader}
+        per_cycle = defaultdict(list)
+        for cell, t, v in own:
+            if (cell, t) in lead:
+                per_cycle[(cell[-1], t)].append(lead[(cell, t)] - v)
+        diffs = [median(ds) for ds in per_cycle.values()]
+        plus = sum(1 for d in diffs if d > 0)
+        minus = sum(1 for d in diffs if d < 0)
+        m = plus + minus
+        p = 1 if m == 0 else min(Fraction(1), 2 * cdf_half(m, min(plus, minus)))
+        print(
+            f"sign test vs {leader}: {m} non-zero cycles ({plus} +, {minus} -), p = {float(p):.6g} "
+            f"(published pairs {published['vsLeader']['pairs']}, pValue {published['vsLeader']['pValue']})"
+        )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])

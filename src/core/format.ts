@@ -1,3 +1,4 @@
+import type { TieReason } from './uncertainty.ts';
 /** Formats a value in its declared unit for headlines, Markdown and images. */
 export function formatValue(value: number, unit: string): string {
   switch (unit) {
@@ -20,6 +21,27 @@ export function formatValue(value: number, unit: string): string {
     default:
       return `${value} ${unit}`;
   }
+}
+
+/** "A and B", "A, B and C". */
+export function listed(xs: readonly string[]): string {
+  return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
+}
+
+/**
+ * Why a row is tied with the leader, as a reader is told: "within the 0.5-point margin", "most
+ * cycles favour Mobula" or "sign test p = 0.41"; with `pairs`, the cycle count is said too ("most
+ * of 47 cycles favour Mobula", "sign test p = 0.41, 47 cycles").
+ */
+export function tieReasonPhrase(
+  t: { readonly reason: TieReason; readonly name: string; readonly pValue: number; readonly margin: number },
+  unit: string,
+  pairs?: number,
+): string {
+  if (t.reason === 'within-margin') return `within the ${marginPhrase(t.margin, unit)} margin`;
+  if (t.reason === 'direction-disagrees')
+    return pairs === undefined ? `most cycles favour ${t.name}` : `most of ${pairs} cycles favour ${t.name}`;
+  return `sign test ${formatP(t.pValue)}${pairs === undefined ? '' : `, ${pairs} cycles`}`;
 }
 
 /** "p = 0.41"; below 0.001, "p < 0.001": more digits claim a precision the model does not have. */

@@ -1,4 +1,4 @@
-import { formatP, formatValue, marginPhrase } from './format.ts';
+import { formatValue, listed, tieReasonPhrase } from './format.ts';
 import type { TieReason } from './uncertainty.ts';
 
 export interface HeadlineInput {
@@ -31,18 +31,6 @@ export interface TiedRow {
   readonly pValue: number;
   readonly margin: number;
   readonly reason: TieReason;
-}
-
-/** "A and B", "A, B and C". */
-function listed(xs: readonly string[]): string {
-  return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
-}
-
-/** Why a row is tied with the leader, as the headline says it. */
-function tieClause(t: TiedRow, unit: string): string {
-  if (t.reason === 'within-margin') return `within the ${marginPhrase(t.margin, unit)} margin`;
-  if (t.reason === 'direction-disagrees') return `most cycles favour ${t.name}`;
-  return `sign test ${formatP(t.pValue)}`;
 }
 
 /** "Networks supported" reads "networks supported" mid-sentence; acronyms such as "RPC" stay. */
@@ -99,8 +87,8 @@ export function headline(h: HeadlineInput): string {
     const values = listed([h.value, ...tied.map((t) => t.value)].map((v) => formatValue(v, h.unit)));
     const why =
       tied.length === 1
-        ? tieClause(tied[0] as TiedRow, h.unit)
-        : tied.map((t) => `${t.name}: ${tieClause(t, h.unit)}`).join('; ');
+        ? tieReasonPhrase(tied[0] as TiedRow, h.unit)
+        : tied.map((t) => `${t.name}: ${tieReasonPhrase(t, h.unit)}`).join('; ');
     return `${h.title}: ${names} are statistically tied at the top (${values}, ${note}; ${why}).`;
   }
   if (h.superlative !== undefined) {

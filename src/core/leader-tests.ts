@@ -1,7 +1,8 @@
+import type { RankingRow } from './api-schemas.ts';
 import { pairedAgainst } from './paired.ts';
 import type { RankedRow } from './rows.ts';
 import { byProvider, type Sample } from './samples.ts';
-import { signTest, verdict } from './uncertainty.ts';
+import { signTest, type TieReason, tieBeforeDirection, verdict } from './uncertainty.ts';
 
 export interface LeaderTestInput {
   /** The view's value samples in the window, every provider's. */
@@ -40,4 +41,19 @@ export function withLeaderTests(rows: readonly RankedRow[], i: LeaderTestInput):
     });
   }
   return rows as RankedRow[];
+}
+
+/**
+ * Why a published row is tied with the leader (the verdict rule's first failed condition, from its
+ * vsLeader and the two p50s), or null when it is not tied: the leader, unranked rows and rows the
+ * data separates from it.
+ */
+export function tieWithLeader(
+  row: Pick<RankingRow, 'tiedWithLeader' | 'vsLeader' | 'ms'>,
+  leaderP50: number,
+): TieReason | null {
+  if (row.tiedWithLeader !== true || !row.vsLeader) return null;
+  const { pValue, margin } = row.vsLeader;
+  // Ties that pass significance and the margin failed the direction.
+  return tieBeforeDirection(pValue, leaderP50 - row.ms.p50, margin) ?? 'direction-disagrees';
 }

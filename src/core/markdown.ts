@@ -1,6 +1,6 @@
 import type { RankingRow, Stat } from './api-schemas.ts';
-import { formatP, formatValue, formatWithCi, marginPhrase } from './format.ts';
-import { tieBeforeDirection } from './uncertainty.ts';
+import { formatValue, formatWithCi, tieReasonPhrase } from './format.ts';
+import { tieWithLeader } from './leader-tests.ts';
 import type { Site } from './urls.ts';
 
 function fmtRate(x: number): string {
@@ -14,12 +14,10 @@ function fmtRate(x: number): string {
  * and unranked rows.
  */
 export function leaderTieReason(row: RankingRow, leaderP50: number, unit: string): string | null {
-  if (row.tiedWithLeader !== true || !row.vsLeader) return null;
+  const reason = tieWithLeader(row, leaderP50);
+  if (reason === null || !row.vsLeader) return null;
   const { pValue, margin, pairs } = row.vsLeader;
-  const reason = tieBeforeDirection(pValue, leaderP50 - row.ms.p50, margin);
-  if (reason === 'within-margin') return `within the ${marginPhrase(margin, unit)} margin`;
-  if (reason === null) return `most of ${pairs} cycles favour ${row.name}`;
-  return `sign test ${formatP(pValue)}, ${pairs} cycles`;
+  return tieReasonPhrase({ reason, name: row.name, pValue, margin }, unit, pairs);
 }
 
 /** Markdown cells must not break the list or table they sit in. */

@@ -2,9 +2,9 @@ import type { ChainBests, CitableRow, Filters, RankingRow, Stat } from './api-sc
 import { citeBundle } from './citations.ts';
 import { isoTime } from './format.ts';
 import { headline, quote, type TiedRow } from './headline.ts';
+import { tieWithLeader } from './leader-tests.ts';
 import type { BenchmarkSpec } from './spec-schema.ts';
 import { DIMENSION_NAMES, durationMs } from './spec-schema.ts';
-import { tieBeforeDirection } from './uncertainty.ts';
 import { type Site, urls } from './urls.ts';
 
 export interface StatInput {
@@ -75,10 +75,9 @@ export function filterLabel(spec: BenchmarkSpec, filters: Filters | null): strin
 function tiedRows(rows: StatInput['rankings'], leaderValue: number): TiedRow[] {
   const out: TiedRow[] = [];
   for (const r of rows) {
-    if (r.tiedWithLeader !== true || !r.vsLeader) continue;
-    const { pValue, margin } = r.vsLeader;
-    const reason = tieBeforeDirection(pValue, leaderValue - r.ms.p50, margin) ?? 'direction-disagrees';
-    out.push({ name: r.name, value: r.ms.p50, pValue, margin, reason });
+    const reason = tieWithLeader(r, leaderValue);
+    if (reason === null || !r.vsLeader) continue;
+    out.push({ name: r.name, value: r.ms.p50, pValue: r.vsLeader.pValue, margin: r.vsLeader.margin, reason });
   }
   return out;
 }

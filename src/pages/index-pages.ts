@@ -1,6 +1,6 @@
 import type { Compare, CompareRow, Stat } from '../core/api-schemas.ts';
 import { compareVerdict } from '../core/compare.ts';
-import { formatInterval, formatP } from '../core/format.ts';
+import { formatInterval, formatP, listed } from '../core/format.ts';
 import { SIGNIFICANCE } from '../core/uncertainty.ts';
 import { esc, layout } from './html.ts';
 import {
@@ -62,7 +62,7 @@ function leadLine(stat: Stat): string {
   const tied = stat.rankings.filter((r) => r.tiedWithLeader === true).map((r) => r.name);
   if (tied.length > 0) {
     const names = [stat.leader.name, ...tied];
-    return `<p data-testid="tied-top"><strong>${esc(names.slice(0, -1).join(', '))} and ${esc(names.at(-1) ?? '')}</strong> are statistically tied at the top: ${esc(stat.leader.name)} <strong>${esc(fmt(stat.leader.value, stat.unit))}</strong>${ci} ${unit}</p>`;
+    return `<p data-testid="tied-top"><strong>${esc(listed(names))}</strong> are statistically tied at the top: ${esc(stat.leader.name)} <strong>${esc(fmt(stat.leader.value, stat.unit))}</strong>${ci} ${unit}</p>`;
   }
   return `<p><strong>${esc(stat.leader.name)}</strong> leads at <strong>${esc(fmt(stat.leader.value, stat.unit))}</strong>${ci} ${unit}</p>`;
 }

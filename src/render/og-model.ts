@@ -1,5 +1,5 @@
 import type { Stat } from '../core/api-schemas.ts';
-import { formatInterval, formatValue } from '../core/format.ts';
+import { formatInterval, formatValue, listed } from '../core/format.ts';
 import { SIMULATED_NOTE } from '../core/headline.ts';
 
 /** Everything the OG layout shows; plain data so it crosses the worker boundary as-is. */
@@ -66,11 +66,6 @@ function noValueText(stat: Stat): string {
   if (stat.rankings.some((r) => r.noComparison)) return NO_COMPARISON_TEXT;
   if (stat.rankings.length > 0 && stat.rankings.every((r) => r.unresponsive)) return NO_RESPONSES_TEXT;
   return NO_DATA_TEXT;
-}
-
-/** "A and B", "A, B and C". */
-function listed(names: readonly string[]): string {
-  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 
 /**

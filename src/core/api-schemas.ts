@@ -8,4 +8,5 @@ export * from './api-schemas-common.ts';
 export * from './api-schemas-compare.ts';
 export * from './api-schemas-data.ts';
 export * from './api-schemas-index.ts';
+export * from './api-schemas-provider.ts';
 export * from './api-schemas-stat.ts';

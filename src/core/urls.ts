@@ -53,4 +53,8 @@ export const urls = {
       ? `${s.baseUrl}/api/audit/${slug}/${provider}${filterQuery(null, day)}`
       : `${s.baseUrl}/api/audit/${slug}/${provider}?window=${window.window}${filterQuery(window.filters, day).replace('?', '&')}`,
   compare: (s: Site, a: string, b: string) => `${s.baseUrl}/compare/${a}-vs-${b}`,
+  providerPage: (s: Site, slug: string, day: string | null = null) =>
+    `${s.baseUrl}/providers/${slug}${filterQuery(null, day)}`,
+  providerApi: (s: Site, slug: string, day: string | null = null) =>
+    `${s.baseUrl}/api/providers/${slug}${filterQuery(null, day)}`,
 };

@@ -13,6 +13,7 @@ import type { AppDeps } from './deps.ts';
 import { FOREVER } from './hot-path.ts';
 import { type HtmlErrorPage, wantsHtml } from './negotiate.ts';
 import { buildOpenApi } from './openapi.ts';
+import { registerProviderRoutes } from './provider-routes.ts';
 import { CACHE, EXPOSE_HEADERS, publicationErrorResponse, sendBytes, sendError } from './respond.ts';
 import { openRoute } from './route-kit.ts';
 import { GET_PATHS } from './route-table.ts';
@@ -118,6 +119,7 @@ export function buildApp(deps: HttpDeps): Hono {
   registerCiteRoutes(app, pub, deps.clock);
   registerSeriesRoutes(app, pub);
   registerDatasetRoutes(app, pub, deps.clock);
+  registerProviderRoutes(app, pub);
 
   let htmlErrorPage = deps.htmlErrorPage;
   for (const register of deps.extraRoutes ?? [])

@@ -10,6 +10,7 @@ import {
   statRoute,
 } from './api-declarations.ts';
 import { datasetFileRoute, datasetRoute, ogRoute, seriesRoute, sparklineRoute } from './data-declarations.ts';
+import { providerRoute, providersRoute } from './provider-declarations.ts';
 import { routingPath } from './route-kit.ts';
 import {
   assetRoute,
@@ -22,6 +23,7 @@ import {
   methodologyPageRoute,
   metricsRoute,
   openApiRoute,
+  providerPageRoute,
 } from './site-declarations.ts';
 
 /** Every GET route the service answers, from the declarations (the MCP endpoint is POST). */
@@ -38,6 +40,8 @@ export const GET_ROUTES = [
   llmContextRoute,
   freshnessRoute,
   featuredRoute,
+  providersRoute,
+  providerRoute,
   seriesRoute,
   datasetRoute,
   datasetFileRoute,
@@ -47,6 +51,7 @@ export const GET_ROUTES = [
   homePageRoute,
   benchmarkPageRoute,
   comparePageRoute,
+  providerPageRoute,
   methodologyPageRoute,
   faviconRoute,
   assetRoute,

@@ -58,6 +58,14 @@ export const comparePageRoute = createRoute({
   request: { params: z.object({ pair: z.string() }) },
   responses: pageResponses,
 });
+export const providerPageRoute = createRoute({
+  method: 'get',
+  path: '/providers/{slug}',
+  summary: 'One provider on every benchmark listing it, optionally pinned to a frozen day',
+  // Any slug reaches the page, which answers an HTML 404 for one it does not know.
+  request: { params: z.object({ slug: z.string() }), query: z.object({ date: z.string().optional() }) },
+  responses: pageResponses,
+});
 export const methodologyPageRoute = page('/methodology', 'How every benchmark is measured');
 export const faviconRoute = createRoute({
   method: 'get',
@@ -84,7 +92,7 @@ export const mcpRoute = createRoute({
   path: MCP_PATH,
   operationId: 'mcp',
   summary:
-    'MCP server (Streamable HTTP, POST only): list_benchmarks, get_benchmark, compare_providers, query_prom, get_series',
+    'MCP server (Streamable HTTP, POST only): list_benchmarks, get_benchmark, compare_providers, query_prom, get_series, get_provider',
   request: {
     body: {
       required: true,

@@ -19,6 +19,7 @@ import type { BuiltTool } from './tool-def.ts';
 import { compareProvidersTool } from './tools/compare-providers.ts';
 import type { ToolContext } from './tools/context.ts';
 import { getBenchmarkTool } from './tools/get-benchmark.ts';
+import { getProviderTool } from './tools/get-provider.ts';
 import { getSeriesTool } from './tools/get-series.ts';
 import { listBenchmarksTool } from './tools/list-benchmarks.ts';
 import { queryPromTool } from './tools/query-prom.ts';
@@ -50,6 +51,7 @@ export function createMcpCore(base: ToolContext, siteName: string, simulated = f
     compareProvidersTool(ctx),
     queryPromTool(ctx),
     getSeriesTool(ctx),
+    getProviderTool(ctx),
   ];
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listToolsResult = { tools: tools.map((t) => t.listing as Tool) };
@@ -67,7 +69,7 @@ export function createMcpCore(base: ToolContext, siteName: string, simulated = f
         : []),
       `${siteName} publishes open, citable benchmarks of crypto infrastructure providers.`,
       'Start with list_benchmarks, then get_benchmark for full rankings and a paste-ready quote; cite its pageUrl.',
-      "get_series gives each provider's history (24h to 90d) as the Stat published it. query_prom reads the raw samples with PromQL. All tools are read-only.",
+      "get_series gives each provider's history (24h to 90d) as the Stat published it; get_provider one provider's rank and value on every benchmark, with its change over 7 days. query_prom reads the raw samples with PromQL. All tools are read-only.",
     ].join(' '),
     // The default would build a new Ajv instance per Server; it is only used for elicitation.
     jsonSchemaValidator: new AjvJsonSchemaValidator(),

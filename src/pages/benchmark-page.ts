@@ -12,6 +12,7 @@ import {
   inlineSparkline,
   labelOf,
   pathOf,
+  providerLink,
   statusBadge,
   unitLabel,
   updatedPhrase,
@@ -50,7 +51,7 @@ function providerCell(stat: Stat, r: RankingRow): string {
   if (r.insufficientData)
     marks.push('<span class="badge" data-testid="too-few" title="see the note below">too few samples</span>');
   const kind = r.kind ? ` <span class="muted small">${esc(labelOf(stat, 'kind', r.kind))}</span>` : '';
-  return `<td class="name">${esc(r.name)}${kind} ${marks.join(' ')}</td>`;
+  return `<td class="name">${providerLink(r.slug, r.name)}${kind} ${marks.join(' ')}</td>`;
 }
 
 /**

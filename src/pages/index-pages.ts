@@ -10,6 +10,7 @@ import {
   fmt,
   inlineSparkline,
   pathOf,
+  providerLink,
   statusBadge,
   unitLabel,
   updatedPhrase,
@@ -37,7 +38,7 @@ function topBars(stat: Stat): string {
   return `<ol class="tops">${ranked
     .map(
       (r) =>
-        `<li><span>${esc(r.name)}</span>${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}<span class="muted"${titleOf(ciTitle(r.ci95?.p50, stat.unit))}>${esc(fmt(r.ms.p50, stat.unit))}</span></li>`,
+        `<li><span>${providerLink(r.slug, r.name)}</span>${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}<span class="muted"${titleOf(ciTitle(r.ci95?.p50, stat.unit))}>${esc(fmt(r.ms.p50, stat.unit))}</span></li>`,
     )
     .join('')}</ol>`;
 }
@@ -196,7 +197,7 @@ ${value(r.bValue, r.bCi95)}
       simulated: c.simulated === true,
     },
     `<p class="eyebrow">Head to head</p>
-<h1>${esc(c.a.name)} vs ${esc(c.b.name)}</h1>
+<h1>${providerLink(c.a.slug, c.a.name)} vs ${providerLink(c.b.slug, c.b.name)}</h1>
 <p data-testid="score" class="value" style="font-size:1.6rem">${esc(c.a.name)} ${c.totalWins.a} · ${esc(c.b.name)} ${c.totalWins.b} · ties ${c.totalWins.tie}</p>
 ${c.notComparable ? `<p class="muted">${c.notComparable} of ${c.shared.length} not comparable: counted as ties, with the reason in the last column (<a href="/methodology#compare">why</a>); where one side has no data or is unresponsive, neither value is shown.</p>` : ''}
 <div class="wrap"><table>

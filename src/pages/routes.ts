@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { Filters, Stat } from '../core/api-schemas.ts';
 import { etagOf } from '../core/hash.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
+import { urls } from '../core/urls.ts';
 import type { RouteExtras } from '../http/app.ts';
 import { ANY_BENCHMARK, FOREVER, type HotSource } from '../http/hot-path.ts';
 import { CACHE, sendBytes, sendError } from '../http/respond.ts';
@@ -13,6 +14,7 @@ import {
   faviconRoute,
   homePageRoute,
   methodologyPageRoute,
+  providerPageRoute,
 } from '../http/site-declarations.ts';
 import { TextCache } from '../http/text-cache.ts';
 import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
@@ -22,6 +24,7 @@ import { benchmarkPage, type MatrixColumn } from './benchmark-page.ts';
 import { ASSETS, esc, FAVICON_SVG, layout } from './html.ts';
 import { comparePage, homePage } from './index-pages.ts';
 import { methodologyPage } from './methodology-page.ts';
+import { providerPage } from './provider-page.ts';
 
 const HTML = 'text/html; charset=utf-8';
 const encoder = new TextEncoder();
@@ -270,6 +273,41 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
         return html(c, page, CACHE.live, pageSource(key, page, [r.served], ANY_BENCHMARK));
       }),
     hidden,
+  );
+
+  openRoute(
+    app,
+    providerPageRoute,
+    (c, { params, query }) =>
+      guard(c, async () => {
+        const slug = params.slug;
+        if (!SLUG_RE.test(slug)) {
+          return htmlError(c, 404, 'Unknown provider', `There is no provider "${slug.slice(0, 100)}".`);
+        }
+        const day = query.date ?? null;
+        const r = await pub.providerProfile(slug, day);
+        if (r.kind === 'unknown_provider') return htmlError(c, 404, 'Unknown provider', r.message);
+        if (r.kind === 'bad_date') return htmlError(c, 400, 'Bad date', r.message);
+        if (r.kind === 'today') return htmlError(c, 404, 'Not frozen', r.message);
+        if (r.kind === 'not_frozen') {
+          if (r.retryAfter === undefined) return htmlError(c, 404, 'Not frozen', r.message);
+          // Closed past its grace, its freeze being retried: come back, as the API's 503 says.
+          const res = htmlError(c, 503, 'Not frozen yet', r.message);
+          res.headers.set('retry-after', String(r.retryAfter));
+          return res;
+        }
+        const key = `provider:${r.served.etag}`;
+        const page = cache.get(key, () =>
+          providerPage(r.served.value, {
+            siteName,
+            url: urls.providerPage(pub.site, slug, r.day),
+            day: r.day,
+          }),
+        );
+        if (r.day !== null) return html(c, page, CACHE.immutable, pageSource(key, page, [], slug));
+        return html(c, page, CACHE.live, pageSource(key, page, [r.served], ANY_BENCHMARK));
+      }),
+    { hidden: true, onInvalid: badQuery },
   );
 
   const favicon = encoder.encode(FAVICON_SVG);

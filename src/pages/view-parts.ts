@@ -92,3 +92,8 @@ export function valueWithCi(
 export function ciTitle(ci: readonly [number, number] | null | undefined, unit: string): string | null {
   return ci ? `95% CI ${formatInterval(ci, unit)}` : null;
 }
+
+/** A provider's name linked to its profile page (/providers/{slug}). */
+export function providerLink(slug: string, name: string): string {
+  return `<a href="/providers/${encodeURIComponent(slug)}">${esc(name)}</a>`;
+}

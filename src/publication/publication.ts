@@ -1,5 +1,15 @@
 import type { Config } from '../config.ts';
-import type { Audit, CitableIndex, Featured, Filters, Freshness, Series, Stat } from '../core/api-schemas.ts';
+import type {
+  Audit,
+  CitableIndex,
+  Featured,
+  Filters,
+  Freshness,
+  ProviderListing,
+  ProviderProfile,
+  Series,
+  Stat,
+} from '../core/api-schemas.ts';
 import type { SeriesRange } from '../core/series.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
@@ -10,6 +20,7 @@ import { DayFreezer, type DayResult, type FrozenAuditResult, type SnapshotResult
 import { FilterResolver } from './filter-resolver.ts';
 import { FreshnessTracker } from './freshness.ts';
 import { OriginCheck } from './origin-check.ts';
+import { type ProfileResult, ProviderProfiles } from './provider-profiles.ts';
 import type { ServedText } from './served.ts';
 import type { CompareResult, FilterResolution, PublicationApi, PublicationContext, Served } from './types.ts';
 import { Views } from './views.ts';
@@ -51,6 +62,7 @@ export class Publication implements PublicationApi {
   private readonly fresh: FreshnessTracker;
   private readonly filters: FilterResolver;
   private readonly origin: OriginCheck;
+  private readonly profiles: ProviderProfiles;
   private readonly unsubscribe: () => void;
 
   constructor(opts: PublicationOptions) {
@@ -68,6 +80,12 @@ export class Publication implements PublicationApi {
     };
     this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000);
     this.days = new DayFreezer({ ...ctx, liveIndex: () => this.views.citable() });
+    this.profiles = new ProviderProfiles({
+      ctx,
+      days: this.days,
+      stat: (slug) => this.views.stat(slug, null),
+      maxViewAgeMs: opts.maxViewAgeMs ?? 60_000,
+    });
     this.fresh = new FreshnessTracker(ctx);
     this.filters = new FilterResolver(ctx);
     // The regions already stored are known before the first request asks for one.
@@ -80,6 +98,7 @@ export class Publication implements PublicationApi {
         this.fresh.noteSamples(slugs, maxT);
         this.days.noteSamples(minT);
         this.views.invalidate(slugs, minT);
+        this.profiles.invalidate();
         this.listeners.notify(slugs);
       }
       this.origin.afterAppend(minT, maxT);
@@ -88,6 +107,7 @@ export class Publication implements PublicationApi {
     const simulated = site.simulated === true || opts.config?.simulated === true;
     this.origin = new OriginCheck(ctx.store, simulated, () => {
       this.views.clear();
+      this.profiles.clear();
       this.listeners.notify(new Set(this.specs.map((s) => s.slug)));
     });
     this.dataset = new DatasetPublisher({
@@ -135,7 +155,7 @@ export class Publication implements PublicationApi {
 
   /** True while a served view is the one a request would get now (the HTTP hot path asks). */
   isCurrent(served: object): boolean {
-    return this.views.isCurrent(served);
+    return this.views.isCurrent(served) || this.profiles.holds(served);
   }
 
   onChange(listener: (slugs: ReadonlySet<string>) => void): () => void {
@@ -218,6 +238,21 @@ export class Publication implements PublicationApi {
 
   compare(a: string, b: string): Promise<CompareResult> {
     return this.views.compare(a, b);
+  }
+
+  /** GET /api/providers: every catalogue provider (fixed for the process). */
+  providers(): Served<ProviderListing> {
+    return this.profiles.listing();
+  }
+
+  /** GET /api/providers/{slug}: live (`date` null) or built from the Stats frozen for a closed day. */
+  providerProfile(slug: string, date: string | null): Promise<ProfileResult> {
+    return this.profiles.profile(slug, date);
+  }
+
+  /** A cached live profile for the hot path, or undefined. */
+  peekProviderProfile(slug: string): Served<ProviderProfile> | undefined {
+    return this.profiles.peek(slug);
   }
 
   freshness(): Promise<Freshness> {

@@ -3,6 +3,7 @@ import type { SeriesRange } from '../core/series.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
+import type { ProfileResult } from './provider-profiles.ts';
 
 /** A computed view kept as serialized bytes; serving it does no JSON work. */
 export interface Served<T> {
@@ -58,6 +59,8 @@ export interface PublicationApi {
   compare(a: string, b: string): Promise<CompareResult>;
   /** The Stat frozen with a closed day's snapshot (images and pages pinned to that day). */
   frozenStat?(slug: string, day: string): Promise<FrozenStatResult>;
+  /** GET /api/providers/{slug} (optional: the sample publication of the image scripts has none). */
+  providerProfile?(slug: string, date: string | null): Promise<ProfileResult>;
   /** GET /api/series/{slug} (optional: the sample publication of the image scripts has none). */
   series?(
     slug: string,

@@ -95,6 +95,23 @@ const toolCall = fc.oneof(
     ),
   }),
   fc.record({
+    name: fc.constant('get_provider'),
+    arguments: fc.record(
+      {
+        slug: fc.oneof(
+          fc.constantFrom('mobula', 'codex', 'nobody', 'Bad_Slug', ''),
+          fc.string({ maxLength: 120 }),
+        ),
+        date: fc.oneof(
+          fc.constantFrom('2026-11-19', '2026-11-20', '2026-13-01', '0000-01-01', 'x'),
+          fc.string({ maxLength: 40 }),
+          fc.anything(),
+        ),
+      },
+      { requiredKeys: [] },
+    ),
+  }),
+  fc.record({
     name: fc.constant('list_benchmarks'),
     arguments: fc.oneof(
       fc.record({ category: fc.constantFrom('Aggregators', 'Explorers', 'x') }, { requiredKeys: [] }),

@@ -87,7 +87,7 @@ describe('MCP over a real socket with the SDK client', () => {
     expect(client.getInstructions()).toMatch(/list_benchmarks/);
   });
 
-  it('lists five read-only tools with input and output schemas', async () => {
+  it('lists six read-only tools with input and output schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       'list_benchmarks',
@@ -95,6 +95,7 @@ describe('MCP over a real socket with the SDK client', () => {
       'compare_providers',
       'query_prom',
       'get_series',
+      'get_provider',
     ]);
     for (const t of tools) {
       expect(t.description?.length).toBeGreaterThan(80);

@@ -46,6 +46,7 @@ const PAGES: ReadonlyArray<[name: string, path: string, status: number]> = [
   ['benchmark-trades', '/benchmarks/token-trade-coverage', 200],
   ['benchmark-networks-filtered', '/benchmarks/network-coverage?kind=dex-index', 200],
   ['compare', '/compare/mobula-vs-codex', 200],
+  ['provider', '/providers/mobula', 200],
   ['methodology', '/methodology', 200],
   ['mcp', '/mcp', 200],
   ['not-found', '/no-such-page', 404],

@@ -61,6 +61,9 @@ describe('HTML pages behind every published URL', () => {
       ['/compare/mobula', 400],
       ['/compare/mobula-vs-mobula', 400],
       ['/compare/mobula-vs-nobody', 404],
+      ['/providers/nobody', 404],
+      ['/providers/%3Cscript%3E', 404],
+      ['/providers/mobula?date=2026-13-01', 400],
     ];
     for (const [p, status] of cases) {
       const res = await srv.get(p);
@@ -121,6 +124,7 @@ describe("the pages' stylesheet and script are files cached forever", () => {
       '/',
       '/benchmarks/token-trade-coverage',
       '/compare/mobula-vs-codex',
+      '/providers/mobula',
       '/methodology',
     ]) {
       const html = await (await srv.get(path)).text();

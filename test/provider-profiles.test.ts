@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderListing, ProviderProfile, Stat } from '../src/core/api-schemas.ts';
 import { DAY_MS, dayEnd, dayStart } from '../src/core/dates.ts';
@@ -281,5 +283,118 @@ describe('the OpenAPI document', () => {
     );
     expect(doc.components.schemas.ProviderProfile).toBeDefined();
     expect(doc.components.schemas.ProviderListing).toBeDefined();
+  });
+});
+
+describe('MCP get_provider', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = new Client({ name: 'profile-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/api/mcp/mcp`)));
+  });
+  afterAll(() => client?.close());
+
+  const call = (args: Record<string, unknown>) =>
+    client.callTool({ name: 'get_provider', arguments: args }) as Promise<{
+      structuredContent?: unknown;
+      content: { type: string; text: string }[];
+      isError?: boolean;
+    }>;
+
+  it('returns exactly the HTTP JSON, live and dated', async () => {
+    for (const [args, path] of [
+      [{ slug: 'mobula' }, '/api/providers/mobula'],
+      [{ slug: 'codex', date: CLOSED }, `/api/providers/codex?date=${CLOSED}`],
+    ] as const) {
+      const r = await call(args);
+      const http = await (await srv.get(path)).text();
+      expect(r.isError, path).toBeFalsy();
+      expect(r.content[0]?.text).toBe(http);
+      expect(r.structuredContent).toEqual(JSON.parse(http));
+    }
+  });
+
+  it('errors as HTTP does: unknown provider, malformed slug, bad date, today', async () => {
+    for (const [args, path] of [
+      [{ slug: 'nobody' }, '/api/providers/nobody'],
+      [{ slug: 'Bad_Slug' }, '/api/providers/Bad_Slug'],
+      [{ slug: 'mobula', date: '2026-13-01' }, '/api/providers/mobula?date=2026-13-01'],
+      [{ slug: 'mobula', date: 'yesterday' }, '/api/providers/mobula?date=yesterday'],
+      [{ slug: 'mobula', date: TODAY }, `/api/providers/mobula?date=${TODAY}`],
+    ] as const) {
+      const r = await call(args);
+      const http = (await (await srv.get(path)).json()) as { error: string; message: string };
+      expect(r.isError, path).toBe(true);
+      expect(r.content[0]?.text).toBe(`${http.error}: ${http.message}`);
+    }
+  });
+});
+
+describe('the /providers/{slug} page', () => {
+  it('shows each benchmark with rank or reason, value and interval, success rate, samples, 7 days ago and links', async () => {
+    const p = await json<ProviderProfile>(srv, '/api/providers/mobula');
+    const res = await srv.get('/providers/mobula');
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<h1>Mobula</h1>');
+    expect(html).toContain(`href="${PROVIDERS.get('mobula')?.website}"`);
+    const cards = html.split('data-testid="profile-benchmark"').slice(1);
+    expect(cards).toHaveLength(p.benchmarks.length);
+    p.benchmarks.forEach((b, i) => {
+      const card = cards[i] ?? '';
+      expect(card).toContain(`data-slug="${b.slug}"`);
+      expect(card).toContain(b.rank !== null ? `Rank ${b.rank}` : 'unranked');
+      expect(card).toContain(`Samples: ${b.sampleSize.toLocaleString('en-US')}`);
+      expect(card).toContain(new URL(b.links.audit).pathname);
+      if (b.ci95) expect(card).toContain('95% CI');
+      if (b.weekAgo)
+        expect(card).toContain(
+          `7 days ago (<a href="/api/stat/${b.slug}?date=${b.weekAgo.date}">${b.weekAgo.date}</a>)`,
+        );
+      if (b.links.compare) expect(card).toContain(new URL(b.links.compare).pathname);
+      if (b.tiedWithLeader) expect(card).toContain('tied-note');
+    });
+    expect(html).toContain('href="/api/providers/mobula"');
+  });
+
+  it('says "simulated" on simulated data', async () => {
+    const sim = await startServer({ simulated: true });
+    try {
+      const html = await (await sim.get('/providers/codex')).text();
+      expect(html).toContain('data-testid="simulated-banner"');
+      expect(html).toContain('simulated data');
+      expect(((await (await sim.get('/api/providers/codex')).json()) as ProviderProfile).simulated).toBe(
+        true,
+      );
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('is linked from the leaderboard, the rankings and the compare page', async () => {
+    const home = await (await srv.get('/')).text();
+    const board = await json<Stat>(srv, '/api/stat/token-trade-coverage');
+    const top = board.rankings.find((r) => r.rank === 1);
+    expect(home).toContain(`<a href="/providers/${top?.slug}">${top?.name}</a>`);
+    const page = await (await srv.get('/benchmarks/token-trade-coverage')).text();
+    for (const r of board.rankings) expect(page).toContain(`<a href="/providers/${r.slug}">${r.name}</a>`);
+    const cmp = await (await srv.get('/compare/mobula-vs-codex')).text();
+    expect(cmp).toContain('<a href="/providers/mobula">Mobula</a> vs <a href="/providers/codex">Codex</a>');
+  });
+
+  it('a dated page is pinned to the frozen profile; errors are HTML pages', async () => {
+    const res = await srv.get(`/providers/codex?date=${CLOSED}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toContain('immutable');
+    expect(await res.text()).toContain(`frozen ${CLOSED}`);
+    for (const [path, status] of [
+      ['/providers/nobody', 404],
+      [`/providers/mobula?date=${TODAY}`, 404],
+      ['/providers/mobula?date=2027-01-01', 400],
+    ] as const) {
+      const r = await srv.get(path);
+      expect(r.status, path).toBe(status);
+      expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    }
   });
 });

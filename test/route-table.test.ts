@@ -16,6 +16,7 @@ const OUTSIDE_DOCUMENT = [
   '/',
   '/benchmarks/{slug}',
   '/compare/{pair}',
+  '/providers/{slug}',
   '/methodology',
 ].sort();
 
@@ -78,6 +79,8 @@ describe('route table', () => {
         'get /api/freshness get_freshness',
         'get /api/llm-context -',
         'get /api/og/{slug} -',
+        'get /api/providers list_providers',
+        'get /api/providers/{slug} get_provider',
         'get /api/search/featured get_featured_leaders',
         'get /api/series/{slug} get_series',
         'get /api/sparkline/{slug} -',

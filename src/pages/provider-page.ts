@@ -26,7 +26,9 @@ function weekAgoLine(b: ProfileBenchmark): string {
   const w = b.weekAgo;
   if (!w) return '<li data-testid="week-ago">7 days ago: <span class="muted">no frozen row</span></li>';
   const rank = w.rank === null ? 'unranked' : `rank ${w.rank}`;
-  return `<li data-testid="week-ago">7 days ago (<a href="${esc(pathOf(b.links.api))}">${esc(w.date)}</a>): ${esc(fmt(w.value, b.unit))}, ${rank}${changeText(b)}</li>`;
+  // The frozen Stat the row was read from, as published that day.
+  const frozen = `/api/stat/${encodeURIComponent(b.slug)}?date=${w.date}`;
+  return `<li data-testid="week-ago">7 days ago (<a href="${esc(frozen)}">${esc(w.date)}</a>): ${esc(fmt(w.value, b.unit))}, ${rank}${changeText(b)}</li>`;
 }
 
 function benchmarkCard(b: ProfileBenchmark, name: string): string {

@@ -124,6 +124,21 @@ export function goldenRequests(): GoldenRequest[] {
     rows.push(get(`/api/compare/${pair}`));
   rows.push(get('/api/compare/mobula/codex?x=1'), get('/api/compare/mobula/codex', { ifNoneMatch: true }));
 
+  // Provider profiles (issue 25): the listing, live and dated profiles, each error.
+  withRevalidation('/api/providers');
+  withRevalidation('/api/providers/mobula');
+  withRevalidation(`/api/providers/codex?date=${CLOSED}`);
+  for (const q of [
+    'alchemy',
+    'nope',
+    'Bad_Slug',
+    'mobula?date=2026-11-20',
+    'mobula?date=2026-13-01',
+    'mobula?date=2020-01-01',
+    'nope?date=2026-13-01',
+  ])
+    rows.push(get(`/api/providers/${q}`));
+
   // Audit.
   for (const q of [
     `${NET}/mobula`,
@@ -235,6 +250,9 @@ export function goldenRequests(): GoldenRequest[] {
     '/compare/codex-vs-geckoterminal',
     '/compare/mobula-vs-nope',
     '/compare/nonsense',
+    '/providers/mobula',
+    `/providers/codex?date=${CLOSED}`,
+    '/providers/nope',
     '/methodology',
     '/favicon.ico',
   ])

@@ -1,12 +1,18 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderListing, ProviderProfile, Stat } from '../src/core/api-schemas.ts';
+import {
+  type ProviderListing,
+  type ProviderProfile,
+  providerListingSchema,
+  providerProfileSchema,
+  type Stat,
+} from '../src/core/api-schemas.ts';
 import { DAY_MS, dayEnd, dayStart } from '../src/core/dates.ts';
 import { PROVIDERS } from '../src/core/providers.ts';
 import { round6 } from '../src/core/stats.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
-import { NOW } from './helpers/fixture.ts';
+import { fixture, NOW } from './helpers/fixture.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -284,6 +290,16 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.ProviderProfile).toBeDefined();
     expect(doc.components.schemas.ProviderListing).toBeDefined();
   });
+
+  it('every answer validates against its schema (live, dated, simulated-free listing)', async () => {
+    providerListingSchema.parse(await json(srv, '/api/providers'));
+    for (const path of [
+      '/api/providers/mobula',
+      '/api/providers/alchemy',
+      `/api/providers/codex?date=${CLOSED}`,
+    ])
+      providerProfileSchema.parse(await json(srv, path));
+  });
 });
 
 describe('MCP get_provider', () => {
@@ -397,4 +413,35 @@ describe('the /providers/{slug} page', () => {
       expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
     }
   });
+});
+
+describe('a dated profile whose D − 7 is closed but not frozen yet', () => {
+  it('waits (not_frozen with Retry-After) instead of freezing a null, then reads the frozen row', async () => {
+    const f = await fixture({ days: 10 });
+    try {
+      const back = day(dayStart(Date.parse(CLOSED)) - 7 * DAY_MS);
+      await f.publication.freezeDay(CLOSED);
+      const pending = await f.publication.providerProfile('codex', CLOSED);
+      expect(pending.kind).toBe('not_frozen');
+      expect(pending.kind === 'not_frozen' && pending.retryAfter).toBeGreaterThan(0);
+      // The live profile is not immutable: today − 7 not frozen yet reads as no snapshot.
+      const live = await f.publication.providerProfile('codex', null);
+      expect(live.kind === 'ok' && live.served.value.benchmarks.every((b) => b.weekAgo === null)).toBe(true);
+      await f.publication.freezeDay(back);
+      const ready = await f.publication.providerProfile('codex', CLOSED);
+      expect(ready.kind).toBe('ok');
+      const frozen = await f.publication.frozenStat('network-coverage', back);
+      const stat = JSON.parse(
+        new TextDecoder().decode(frozen.kind === 'ok' ? frozen.served.body : new Uint8Array()),
+      ) as Stat;
+      const row = stat.rankings.find((r) => r.slug === 'codex');
+      const b =
+        ready.kind === 'ok'
+          ? ready.served.value.benchmarks.find((x) => x.slug === 'network-coverage')
+          : undefined;
+      expect(b?.weekAgo).toEqual({ date: back, value: row?.ms.p50, rank: row?.rank });
+    } finally {
+      await f.close();
+    }
+  }, 60_000);
 });

@@ -9,7 +9,14 @@ import {
   llmContextRoute,
   statRoute,
 } from './api-declarations.ts';
-import { datasetFileRoute, datasetRoute, ogRoute, seriesRoute, sparklineRoute } from './data-declarations.ts';
+import {
+  chartRoute,
+  datasetFileRoute,
+  datasetRoute,
+  ogRoute,
+  seriesRoute,
+  sparklineRoute,
+} from './data-declarations.ts';
 import { routingPath } from './route-kit.ts';
 import {
   assetRoute,
@@ -43,6 +50,7 @@ export const GET_ROUTES = [
   datasetFileRoute,
   ogRoute,
   sparklineRoute,
+  chartRoute,
   mcpPageRoute,
   homePageRoute,
   benchmarkPageRoute,

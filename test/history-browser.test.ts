@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Running, startServer } from './helpers/server.ts';
 
@@ -36,6 +36,38 @@ afterAll(async () => {
   await srv?.close();
 });
 
+/** The chart is visible, within the screen, its smallest text readable and none of it cut off. */
+async function fits(page: Page, width: number, path: string): Promise<void> {
+  const chart = page.getByTestId('history').locator('svg');
+  await chart.scrollIntoViewIfNeeded();
+  expect(await chart.isVisible(), path).toBe(true);
+  const box = await chart.boundingBox();
+  expect(box?.width ?? 0, path).toBeGreaterThan(300);
+  expect((box?.x ?? 0) + (box?.width ?? 0), path).toBeLessThanOrEqual(width);
+  // On-screen size of the smallest text: its font size times the SVG's scale.
+  const smallest = await chart.evaluate((svg) => {
+    const scale = svg.getBoundingClientRect().width / (svg as SVGSVGElement).viewBox.baseVal.width;
+    const sizes = [...svg.querySelectorAll('text')].map((t) => Number(t.getAttribute('font-size')));
+    return Math.min(...sizes) * scale;
+  });
+  expect(smallest, path).toBeGreaterThanOrEqual(MIN_TEXT_PX);
+  // Nothing of the chart's text is cut by its own box.
+  const cut = await chart.evaluate((svg) => {
+    const r = svg.getBoundingClientRect();
+    return [...svg.querySelectorAll('text')]
+      .filter((t) => {
+        const b = t.getBoundingClientRect();
+        return (
+          b.left < r.left - 0.5 || b.right > r.right + 0.5 || b.bottom > r.bottom + 0.5 || b.top < r.top - 0.5
+        );
+      })
+      .map((t) => t.textContent);
+  });
+  expect(cut, path).toEqual([]);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow, path).toBeLessThanOrEqual(0);
+}
+
 describe('History chart in a browser', () => {
   for (const width of [1280, 390]) {
     it(`fits ${width} px, stays readable, and its range links work without JavaScript`, async () => {
@@ -44,33 +76,14 @@ describe('History chart in a browser', () => {
         javaScriptEnabled: false,
       });
       const page = await context.newPage();
-      await page.goto(`${srv.url}/benchmarks/token-trade-coverage?chain=base`);
-      const chart = page.getByTestId('history').locator('svg');
-      await chart.scrollIntoViewIfNeeded();
-      expect(await chart.isVisible()).toBe(true);
-      const box = await chart.boundingBox();
-      expect(box?.width ?? 0).toBeGreaterThan(300);
-      expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(width);
-      // On-screen size of the smallest text: its font size times the SVG's scale.
-      const smallest = await chart.evaluate((svg) => {
-        const scale = svg.getBoundingClientRect().width / (svg as SVGSVGElement).viewBox.baseVal.width;
-        const sizes = [...svg.querySelectorAll('text')].map((t) => Number(t.getAttribute('font-size')));
-        return Math.min(...sizes) * scale;
-      });
-      expect(smallest).toBeGreaterThanOrEqual(MIN_TEXT_PX);
-      // Nothing of the chart's text is cut by its own box.
-      const cut = await chart.evaluate((svg) => {
-        const r = svg.getBoundingClientRect();
-        return [...svg.querySelectorAll('text')]
-          .filter((t) => {
-            const b = t.getBoundingClientRect();
-            return b.left < r.left - 0.5 || b.right > r.right + 0.5;
-          })
-          .map((t) => t.textContent);
-      });
-      expect(cut).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow).toBeLessThanOrEqual(0);
+      // A count with eight providers (the widest unit label, the longest legend), then a percentage.
+      for (const path of [
+        '/benchmarks/network-coverage?range=30d',
+        '/benchmarks/token-trade-coverage?chain=base',
+      ]) {
+        await page.goto(`${srv.url}${path}`);
+        await fits(page, width, path);
+      }
       await page.screenshot({ path: `${SHOTS}/history-${width}.png`, fullPage: true });
 
       await page
@@ -84,8 +97,7 @@ describe('History chart in a browser', () => {
       const current = page.getByRole('navigation', { name: 'History range' }).locator('a[aria-current]');
       expect(await current.textContent()).toBe('90 days');
       expect(await page.getByTestId('history').locator('desc').textContent()).toContain('(91 points)');
-      const after = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(after).toBeLessThanOrEqual(0);
+      await fits(page, width, page.url());
       await context.close();
     }, 60_000);
   }

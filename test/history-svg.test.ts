@@ -101,6 +101,16 @@ describe('history chart SVG', () => {
     );
   });
 
+  it('the unit label fits left of the plot even when it is wider than every tick (count)', () => {
+    const flat = grid.map(() => 12);
+    const svg = renderHistorySvg(
+      input({ unit: 'count', providers: [{ slug: 'a', name: 'A', color: '#000000', values: flat }] }),
+    );
+    const m = /<text x="([^"]+)" [^>]*font-size="(\d+)"[^>]*data-testid="chart-unit">count</.exec(svg);
+    // Right-anchored at x: its left edge, at about 0.6 em a character, stays inside the image.
+    expect(Number(m?.[1]) - 'count'.length * 0.6 * Number(m?.[2])).toBeGreaterThanOrEqual(0);
+  });
+
   it('says which way is better', () => {
     const caption = (svg: string) => /data-testid="chart-better">([^<]*)</.exec(svg)?.[1];
     expect(caption(renderHistorySvg(input({ higherIsBetter: false })))).toBe('Lower is better');

@@ -134,8 +134,9 @@ export function renderHistorySvg(input: HistoryChartInput): string {
   const hasData = min <= max;
   const axis = hasData ? valueAxis(min, max, unit) : null;
   const labels = axis ? axis.ticks.map((v) => tickLabel(v, axis.decimals)) : [];
-  // The tick labels sit in a left gutter as wide as the longest one.
-  const left = Math.max(34, Math.ceil(Math.max(0, ...labels.map((l) => l.length)) * CHAR * TICK_FONT) + 12);
+  // The tick labels and the unit above them sit in a left gutter as wide as the longest of them.
+  const widest = Math.max(unitName(unit).length, ...labels.map((l) => l.length));
+  const left = Math.max(34, Math.ceil(widest * CHAR * TICK_FONT) + 12);
   const plotW = W - left - PLOT.right;
   const bottom = PLOT.top + PLOT.height;
   const xOf = (t: number) => left + (t1 > t0 ? ((t - t0) / (t1 - t0)) * plotW : plotW);
@@ -145,7 +146,16 @@ export function renderHistorySvg(input: HistoryChartInput): string {
   const out: string[] = [];
   // Header: what is drawn and in which unit, which way is better, and a visible "Simulated".
   out.push(
-    text(0, 18, `${input.metric} (${unitName(unit)})`, `font-size="${FONT}" font-weight="700" fill="${INK}"`),
+    text(
+      0,
+      18,
+      // Cut before it reaches the "Simulated" on its right (bold text is about 0.65 em a character).
+      fitName(
+        `${input.metric} (${unitName(unit)})`,
+        W - (input.simulated ? SIMULATED_WORD.length * FONT * 0.65 + 12 : 0),
+      ),
+      `font-size="${FONT}" font-weight="700" fill="${INK}"`,
+    ),
   );
   if (input.simulated) {
     out.push(
@@ -246,7 +256,8 @@ export function renderHistorySvg(input: HistoryChartInput): string {
     return `<g class="legend" data-provider="${escapeXml(p.slug)}"><rect x="${num(x)}" y="${num(y - 9)}" width="${LEGEND.swatch}" height="6" rx="3" fill="${escapeXml(p.color)}"/>${text(x + LEGEND.swatch + 6, y, fitName(p.name, colW - LEGEND.swatch - 12), `font-size="${FONT}" fill="${INK}"`)}</g>`;
   });
   const rows = Math.ceil(input.providers.length / LEGEND.columns);
-  const height = legendTop + Math.max(0, rows - 1) * LEGEND.row + 10;
+  // Room below the last baseline for descenders (about 0.25 em).
+  const height = legendTop + Math.max(0, rows - 1) * LEGEND.row + Math.ceil(FONT * 0.25) + 6;
 
   const simulated = input.simulated ? `${SIMULATED_WORD} data: ` : '';
   const title = `${simulated}${input.title}, ${CHART_RANGE_WORDS[input.range]}`;

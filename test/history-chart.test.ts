@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { measuredRuns } from '../src/core/history-svg.ts';
+import { NOW } from './helpers/fixture.ts';
 import { serverWithApi } from './helpers/openapi.ts';
 
 interface SeriesJson {
@@ -89,6 +90,9 @@ describe('GET /api/chart/{slug}', () => {
       expect(ranked.length, q).toBeGreaterThan(0);
       expect(series.timestamps, q).toHaveLength(n);
       expect(svg, q).toContain(`(${n} points)`);
+      // The grid ends at the evaluation time (the server's clock).
+      expect(series.timestamps.at(-1), q).toBe(NOW);
+      expect(svg, q).toContain(`to ${new Date(NOW).toISOString().slice(0, 16)} UTC`);
       expect(legendOf(svg), q).toEqual(ranked);
       for (const slugOf of ranked) {
         const p = series.providers.find((s) => s.slug === slugOf);

@@ -1,5 +1,6 @@
 import { registerMcpRoutes } from './mcp/routes.ts';
 import { registerPageRoutes } from './pages/routes.ts';
+import { registerChartRoutes } from './render/chart-routes.ts';
 import { createImageService, registerImageRoutes } from './render/routes.ts';
 import type { RouteRegistrar } from './service.ts';
 
@@ -12,6 +13,7 @@ export const defaultRoutes: readonly RouteRegistrar[] = [
     const images = createImageService(core);
     core.onClose(() => images.close());
     registerImageRoutes(app, core, images);
+    registerChartRoutes(app, core.publication);
   },
   (app, core) => registerMcpRoutes(app, core),
   (app, core) => registerPageRoutes(app, core.publication, core.clock),

@@ -82,6 +82,7 @@ const URLS: Readonly<Record<string, readonly string[]>> = {
   '/api/dataset/{}': [`/api/dataset/${CLOSED}.csv`, `/api/dataset/${CLOSED}.parquet`, '/api/dataset/nope'],
   '/api/og/{}': [`/api/og/${NET}`, '/api/og/nope'],
   '/api/sparkline/{}': [`/api/sparkline/${NET}`, `/api/sparkline/${NET}?w=100&w=200`],
+  '/api/chart/{}': [`/api/chart/${TRADE}`, `/api/chart/${TRADE}?range=24h`, '/api/chart/nope'],
   '/mcp': ['/mcp'],
   '/': ['/'],
   '/benchmarks/{}': [

@@ -80,6 +80,10 @@ const HOT_URLS: Record<string, readonly string[]> = {
     '/api/sparkline/network-coverage',
     '/api/sparkline/token-trade-coverage?w=300&h=60',
   ],
+  '/api/chart/:slug': [
+    '/api/chart/token-trade-coverage',
+    '/api/chart/network-coverage?range=30d&kind=dex-index',
+  ],
   '/': ['/'],
   '/benchmarks/:slug': [
     '/benchmarks/token-trade-coverage',

@@ -70,6 +70,7 @@ describe('route table', () => {
     expect(ids.sort()).toEqual(
       [
         'get /api/audit/{slug}/{provider} audit_provider',
+        'get /api/chart/{slug} -',
         'get /api/citable list_benchmarks',
         'get /api/citable/{date} list_benchmarks_snapshot',
         'get /api/cite/{slug}/{format} -',

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { datasetIndexSchema, seriesSchema } from '../core/api-schemas.ts';
+import { CHART_RANGES, DEFAULT_CHART_RANGE } from '../core/history-svg.ts';
 import { SERIES_RANGES } from '../core/series.ts';
 import { parseSparklineParams, SPARKLINE_LIMITS } from '../core/sparkline-svg.ts';
 import { DATASET_CONTENT_TYPES } from '../publication/dataset.ts';
@@ -159,5 +160,34 @@ export const sparklineRoute = createRoute({
     ]),
     400: errorResponse('Malformed slug, non-numeric size or unknown theme.'),
     404: notFound,
+  }),
+});
+
+export const chartRoute = createRoute({
+  method: 'get',
+  path: '/api/chart/{slug}',
+  summary: "SVG history chart of every ranked provider of a view (the benchmark page's)",
+  request: {
+    params: z.object({ slug: slugPath }),
+    query: z.object({
+      range: z
+        .enum(CHART_RANGES)
+        .default(DEFAULT_CHART_RANGE)
+        .openapi({
+          param: {
+            description:
+              'The /api/series grid drawn: 7d every 2 h (85 points, ending at the evaluation time), 30d every 6 h, 90d every day.',
+          },
+        }),
+      ...dimensionQueries(),
+    }),
+  },
+  responses: withCommon({
+    200: textResponse(
+      "SVG image: one line per provider ranked in the Stat of the same filters, in the provider's stable colour, broken where /api/series has null; UTC dates, the unit, and which way is better.",
+      ['image/svg+xml'],
+    ),
+    400: errorResponse("Malformed slug, unknown range (24h is the sparkline's), or a repeated parameter."),
+    404: errorResponse('Unknown slug or dimension value.'),
   }),
 });

@@ -9,7 +9,14 @@ import {
   llmContextRoute,
   statRoute,
 } from './api-declarations.ts';
-import { datasetFileRoute, datasetRoute, ogRoute, seriesRoute, sparklineRoute } from './data-declarations.ts';
+import {
+  chartRoute,
+  datasetFileRoute,
+  datasetRoute,
+  ogRoute,
+  seriesRoute,
+  sparklineRoute,
+} from './data-declarations.ts';
 import { providerRoute, providersRoute } from './provider-declarations.ts';
 import { routingPath } from './route-kit.ts';
 import {
@@ -47,6 +54,7 @@ export const GET_ROUTES = [
   datasetFileRoute,
   ogRoute,
   sparklineRoute,
+  chartRoute,
   mcpPageRoute,
   homePageRoute,
   benchmarkPageRoute,

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { CHART_RANGES } from '../core/history-svg.ts';
 import { errorResponse, HTML, textResponse } from './route-docs.ts';
 
 /**
@@ -48,7 +49,11 @@ export const benchmarkPageRoute = createRoute({
   path: '/benchmarks/{slug}',
   summary: 'One benchmark, optionally narrowed or pinned to a frozen day',
   // Any slug reaches the page, which answers an HTML 404 for one it does not know.
-  request: { params: z.object({ slug: z.string() }), query: pageQuery() },
+  request: {
+    params: z.object({ slug: z.string() }),
+    // The History section's range (7d when absent); another value is the page's 400.
+    query: pageQuery().extend({ range: z.enum(CHART_RANGES).optional() }),
+  },
   responses: pageResponses,
 });
 export const comparePageRoute = createRoute({

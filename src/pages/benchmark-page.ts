@@ -3,6 +3,7 @@ import { formatInterval } from '../core/format.ts';
 import { leaderTieReason } from '../core/markdown.ts';
 import { SIGNIFICANCE } from '../core/uncertainty.ts';
 import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
+import { type HistoryInput, historySection } from './history-section.ts';
 import { esc, layout } from './html.ts';
 import {
   bar,
@@ -39,6 +40,8 @@ export interface BenchmarkPageInput {
   readonly matrix?: readonly MatrixColumn[];
   /** Today's UTC day, for the link to the day snapshot. */
   readonly today: string;
+  /** The History section's chart (live pages only: a frozen day's page has no series to draw). */
+  readonly history?: HistoryInput;
 }
 
 function providerCell(stat: Stat, r: RankingRow): string {
@@ -346,6 +349,7 @@ ${hero}
 <h2>Rankings${filterNote(stat)}</h2>
 ${rankings(stat, input.mode)}
 ${notes(stat)}
+${input.history ? historySection(stat.slug, pagePath, input.history) : ''}
 ${matrices(stat, input.matrix ?? [])}
 ${compareLinks(stat)}
 ${citeBox(stat, dated)}

@@ -1,6 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { Filters, Stat } from '../core/api-schemas.ts';
 import { etagOf } from '../core/hash.ts';
+import { DEFAULT_CHART_RANGE } from '../core/history-svg.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import { urls } from '../core/urls.ts';
 import type { RouteExtras } from '../http/app.ts';
@@ -17,9 +18,11 @@ import {
   providerPageRoute,
 } from '../http/site-declarations.ts';
 import { TextCache } from '../http/text-cache.ts';
+import { resolveChartRequest } from '../publication/chart-request.ts';
 import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
 import type { Served } from '../publication/types.ts';
 import { UnavailableError } from '../publication/types.ts';
+import { HistoryCharts } from '../render/history-charts.ts';
 import { benchmarkPage, type MatrixColumn } from './benchmark-page.ts';
 import { ASSETS, esc, FAVICON_SVG, layout } from './html.ts';
 import { comparePage, homePage } from './index-pages.ts';
@@ -62,6 +65,7 @@ const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 export function registerPageRoutes(app: Hono, pub: Publication, clock: () => number = Date.now): RouteExtras {
   // Rendered pages keyed by the ETags of the data they show: a page renders once per data version.
   const cache = new TextCache(500);
+  const charts = new HistoryCharts(pub);
   const siteName = pub.site.name;
   /** The spec's derivation mode: what a benchmark's values are (a listing read or a window p50). */
   const modeOf = (slug: string) => pub.spec(slug)?.derivation.mode;
@@ -214,7 +218,13 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
         const keys = [[slug, f.filters] as const, ...mk.map(([s, fl]) => [s, fl] as const)];
         const served = await load(keys);
         const day = today(clock());
-        const key = `${keyOf('bench', served)}:${day}`;
+        // A draft has nothing to draw; a live view's chart is the /api/chart bytes of the same query.
+        const range = q.range ?? DEFAULT_CHART_RANGE;
+        const draft = served[0]?.value.status === 'draft';
+        const chart = draft
+          ? undefined
+          : (charts.peek(slug, f.filters, range) ?? (await charts.get(slug, f.filters, range)));
+        const key = `${keyOf('bench', served)}:${day}:${range}:${chart?.image.etag ?? ''}`;
         const page = cache.get(key, () => {
           const [main, ...cols] = served;
           const matrix: MatrixColumn[] = cols.map((s, i) => {
@@ -227,11 +237,28 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
             mode,
             matrix,
             today: day,
+            ...(chart && {
+              history: { svg: chart.svg, range, filters: f.filters },
+            }),
           });
         });
-        return html(c, page, CACHE.live, pageSource(key, page, served, slug));
+        const shown = chart ? [...served, chart.stat, chart.series] : served;
+        return html(c, page, CACHE.live, pageSource(key, page, shown, slug));
       }),
-    { hidden: true, onInvalid: badQuery },
+    {
+      hidden: true,
+      onInvalid: (c, v, p) => {
+        // A range outside the chart's: the chart's own words (an unknown benchmark first).
+        if (v.kind === 'value' && v.name === 'range' && p.slug !== undefined) {
+          const r = resolveChartRequest(pub, p.slug, v.raw);
+          if (!r.ok && r.status === 404) {
+            return htmlError(c, 404, 'Unknown benchmark', `There is no benchmark "${p.slug.slice(0, 100)}".`);
+          }
+          if (!r.ok) return htmlError(c, 400, 'Bad range', r.message);
+        }
+        return badQuery(c, v, p);
+      },
+    },
   );
 
   // Rendered per request from constants only; cheap, and it follows the simulated flag.

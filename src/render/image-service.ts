@@ -48,7 +48,7 @@ export const PNG_TYPE = 'image/png';
 export const SVG_TYPE = 'image/svg+xml; charset=utf-8';
 const PNG_HEADERS = { 'x-content-type-options': 'nosniff' };
 // SVG is active content when opened directly: forbid scripts and any fetch from it.
-const SVG_HEADERS = {
+export const SVG_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
   'x-content-type-options': 'nosniff',
 };

@@ -236,6 +236,19 @@ export function goldenRequests(): GoldenRequest[] {
   ])
     rows.push(get(`/api/sparkline/${q}`));
   rows.push(get(`/api/sparkline/${TRADE}`, { ifNoneMatch: true }));
+  // History charts (issue 25): the ranges and a filter, revalidation, each 400 and 404.
+  for (const q of [
+    TRADE,
+    `${TRADE}?range=30d&chain=solana`,
+    `${NET}?range=90d&kind=dex-index`,
+    `${TRADE}?range=24h`,
+    `${TRADE}?range=7d&range=30d`,
+    'Bad_Slug',
+    'nope',
+    `${TRADE}?chain=dogechain`,
+  ])
+    rows.push(get(`/api/chart/${q}`));
+  rows.push(get(`/api/chart/${TRADE}`, { ifNoneMatch: true }));
 
   // MCP (GET answers only) and HTML pages.
   rows.push(get('/mcp'), get('/api/mcp/mcp'));
@@ -245,6 +258,8 @@ export function goldenRequests(): GoldenRequest[] {
     `/benchmarks/${NET}?kind=dex-index`,
     `/benchmarks/${TRADE}?chain=solana`,
     `/benchmarks/${TRADE}?date=${CLOSED}`,
+    `/benchmarks/${TRADE}?chain=solana&range=30d`,
+    `/benchmarks/${TRADE}?range=1y`,
     '/benchmarks/nope',
     '/compare/mobula-vs-codex',
     '/compare/codex-vs-geckoterminal',

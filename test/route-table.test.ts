@@ -17,6 +17,8 @@ const OUTSIDE_DOCUMENT = [
   '/benchmarks/{slug}',
   '/compare/{pair}',
   '/methodology',
+  '/llms.txt',
+  '/llms-full.txt',
 ].sort();
 
 const template = (routerPath: string) => routerPath.replaceAll(/:([^/]+)/g, '{$1}');

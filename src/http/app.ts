@@ -11,6 +11,7 @@ import { registerCiteRoutes } from './cite-routes.ts';
 import { registerDatasetRoutes } from './dataset-routes.ts';
 import type { AppDeps } from './deps.ts';
 import { FOREVER } from './hot-path.ts';
+import { registerLlmsRoutes } from './llms-routes.ts';
 import { type HtmlErrorPage, wantsHtml } from './negotiate.ts';
 import { buildOpenApi } from './openapi.ts';
 import { CACHE, EXPOSE_HEADERS, publicationErrorResponse, sendBytes, sendError } from './respond.ts';
@@ -118,6 +119,7 @@ export function buildApp(deps: HttpDeps): Hono {
   registerCiteRoutes(app, pub, deps.clock);
   registerSeriesRoutes(app, pub);
   registerDatasetRoutes(app, pub, deps.clock);
+  registerLlmsRoutes(app, pub);
 
   let htmlErrorPage = deps.htmlErrorPage;
   for (const register of deps.extraRoutes ?? [])

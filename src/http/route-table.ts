@@ -18,6 +18,8 @@ import {
   faviconRoute,
   healthzRoute,
   homePageRoute,
+  llmsFullTxtRoute,
+  llmsTxtRoute,
   mcpPageRoute,
   methodologyPageRoute,
   metricsRoute,
@@ -50,6 +52,8 @@ export const GET_ROUTES = [
   methodologyPageRoute,
   faviconRoute,
   assetRoute,
+  llmsTxtRoute,
+  llmsFullTxtRoute,
 ] as const;
 
 /** Router paths of every GET route: each answers HEAD (Hono does this), OPTIONS and 405 for other methods. */

@@ -215,6 +215,11 @@ export class Publication implements PublicationApi {
     return this.views.llmContext();
   }
 
+  /** /llms.txt (llmstxt.org) of the live index; /llms-full.txt is llmContext's bytes. */
+  llmsTxt(): Promise<ServedText> {
+    return this.views.llmsTxt();
+  }
+
   featured(): Promise<Served<Featured>> {
     return this.views.featured();
   }

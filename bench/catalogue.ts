@@ -89,7 +89,6 @@ export function catalogueSpec(i: number, providers: readonly ProviderInfo[]): Be
       'Synthetic: one count per synthetic provider and cycle, drawn from a seeded generator; nothing is measured.',
       "Counting rule as network-coverage: each provider's value is its latest sample in the 24 h window.",
     ],
-    source: 'https://github.com/citebench/citebench/tree/main/bench',
     license: 'CC-BY-4.0',
     window: '24h',
     cadence: '20m',

@@ -43,9 +43,12 @@ export async function waitFor200(url: string, timeoutMs: number): Promise<number
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
 }
 
+/** A real `serve` needs SOURCE_URL to start (src/main.ts); the repository's own harness folders. */
+const SOURCE_URL = 'https://github.com/citebench/citebench/tree/main/src/harness/families/{family}';
+
 export function spawnNode(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
+    env: { SOURCE_URL, ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

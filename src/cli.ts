@@ -21,10 +21,12 @@ Configuration is read from the environment (PORT, DATA_DIR, BASE_URL, …; see R
 const SERVE_USAGE = `usage: citebench serve [--simulate]
 
 Runs the API and the harness in one process on PORT (default 8080), storing samples in DATA_DIR.
-An empty DATA_DIR is measured once at start-up, then at each benchmark's cadence.
+An empty DATA_DIR is measured once at start-up, then at each benchmark's cadence. Needs SOURCE_URL,
+the public http(s) URL of the harness source ({family} becomes each benchmark's family).
 
   --simulate   measure the simulated providers (seed DEMO_SEED) instead of the real APIs; every
                number is marked as simulated. Also required to serve a DATA_DIR the demo filled.
+               SOURCE_URL defaults to BASE_URL/methodology#harness.
 `;
 
 const DEMO_USAGE = `usage: citebench demo

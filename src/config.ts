@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_SYNTHETIC_PROVIDERS } from './core/providers.ts';
+import { sourceUrlProblem } from './core/source-url.ts';
 
 const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
@@ -42,6 +43,19 @@ const envSchema = z.object({
     })
     .optional()
     .transform((u) => u?.replace(/\/+$/, '')),
+  /**
+   * The public source of the harness, `{family}` replaced per benchmark. Empty counts as unset (a
+   * compose file's `SOURCE_URL=${SOURCE_URL}` passes an empty string); `serve` refuses to start
+   * without it (src/main.ts), the demo and `--simulate` default it (src/core/source-url.ts).
+   */
+  SOURCE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .superRefine((v, ctx) => {
+      const problem = v === undefined ? null : sourceUrlProblem(v);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   SITE_NAME: z
     .string()
     .min(1, 'must not be empty')
@@ -94,6 +108,8 @@ export interface Config {
   readonly dataDir: string;
   readonly baseUrl: string;
   readonly siteName: string;
+  /** SOURCE_URL as given (`{family}` unreplaced), or null when unset. */
+  readonly sourceUrl: string | null;
   readonly logLevel: (typeof logLevels)[number];
   readonly benchmarksDir: string;
   readonly duckdbMemoryLimit: string;
@@ -158,6 +174,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     dataDir: e.DATA_DIR,
     baseUrl: e.BASE_URL ?? `http://localhost:${e.PORT}`,
     siteName: e.SITE_NAME,
+    sourceUrl: e.SOURCE_URL ?? null,
     logLevel: e.LOG_LEVEL,
     benchmarksDir: e.BENCHMARKS_DIR,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,

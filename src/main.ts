@@ -45,6 +45,21 @@ export function harnessLog(log: Logger): HarnessLog {
   };
 }
 
+const MISSING_SOURCE_URL =
+  "SOURCE_URL is not set: serve publishes real measurements with the public http(s) URL of the harness source that took them (e.g. https://github.com/you/citebench/tree/main/src/harness/families/{family}; {family} becomes each benchmark's family); only the demo and serve --simulate default it to BASE_URL/methodology#harness";
+
+/**
+ * A spec problem: one line when there is one (`invalid benchmark spec: benchmarks/x.yml: field …`),
+ * else a heading and one line each.
+ */
+function specFailure(e: SpecError): never {
+  fail(
+    e.message.includes('\n')
+      ? `invalid benchmark spec:\n${e.message}`
+      : `invalid benchmark spec: ${e.message}`,
+  );
+}
+
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(2);
@@ -244,6 +259,9 @@ export async function startFromEnv(
     if (e instanceof ConfigError || e instanceof StoreConfigError) fail(`cannot start: ${e.message}`);
     throw e;
   }
+  // Real measurements are published with the source of the harness that took them; only simulated
+  // data may fall back to the site's own methodology section (src/core/source-url.ts).
+  if (!config.simulated && config.sourceUrl === null) fail(`cannot start: ${MISSING_SOURCE_URL}`);
   const log = createLogger(config.logLevel);
   // Before the specs are loaded: their provider slugs are checked against the registry.
   if (config.syntheticProviders > 0) {
@@ -258,7 +276,7 @@ export async function startFromEnv(
       if (harnessError) fail(`cannot start: ${harnessError}`);
     }
   } catch (e) {
-    if (e instanceof SpecError) fail(`invalid benchmark spec:\n${e.message}`);
+    if (e instanceof SpecError) specFailure(e);
     throw e;
   }
   let service: Service | undefined;
@@ -306,7 +324,7 @@ export async function startFromEnv(
     try {
       service = await createService({ config, log, routes: defaultRoutes, store: storeConfig });
     } catch (e) {
-      if (e instanceof SpecError) fail(`invalid benchmark spec:\n${e.message}`);
+      if (e instanceof SpecError) specFailure(e);
       throw e;
     }
     const refused = await checkStoreOrigin(service, opts);

@@ -44,7 +44,6 @@ const spec = {
     'Measured from the same listings as network-coverage: one chain-listing probe reads each provider once per slot for both benchmarks.',
     'Counting rule: each provider is counted once per unique CAIP-2 chain id, mainnets only, from its latest successful listing.',
   ],
-  source: 'https://github.com/citebench/citebench/tree/main/src/harness',
   license: 'CC-BY-4.0',
   window: '24h',
   family: 'chain-listing',

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { ROOT, spawnService, until200 } from './helpers/service-process.ts';
+import { ROOT, spawnService, TEST_SOURCE_URL, until200 } from './helpers/service-process.ts';
 
 function cli(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, ['bin/citebench.mjs', ...args], {
     cwd: ROOT,
-    env: { ...process.env, BASE_URL: 'http://127.0.0.1:1', ...env },
+    env: { ...process.env, BASE_URL: 'http://127.0.0.1:1', SOURCE_URL: TEST_SOURCE_URL, ...env },
     encoding: 'utf8',
     timeout: 20_000,
   });

@@ -17,6 +17,8 @@ function startDemo(dataDir: string, port: number): { child: ChildProcess; log: (
       PORT: String(port),
       BASE_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: 'info',
+      // Unset, as in the quick start: the demo defaults it (issue 25).
+      SOURCE_URL: '',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -69,6 +71,10 @@ describe('npm run demo (the README quick start)', () => {
 
     type Row = { slug: string; rank: number | null; sampleSize: number; noComparison: boolean };
     const idx = await (await fetch(`${base}/api/citable`)).json();
+    // Without SOURCE_URL the demo names the methodology's harness section as every source.
+    expect(new Set(idx.benchmarks.map((b: { source: string }) => b.source))).toEqual(
+      new Set([`${base}/methodology#harness`]),
+    );
     expect(idx.benchmarks.map((b: { status: string }) => b.status)).toEqual([
       'live',
       'live',

@@ -75,6 +75,8 @@ const URLS: Readonly<Record<string, readonly string[]>> = {
   '/api/audit/{}/{}': [`/api/audit/${TRADE}/codex`, `/api/audit/${NET}/nope`],
   '/api/cite/{}/{}': [`/api/cite/${NET}/bib`, `/api/cite/${TRADE}/csl`, `/api/cite/${NET}/doc`],
   '/api/llm-context': ['/api/llm-context'],
+  '/llms.txt': ['/llms.txt'],
+  '/llms-full.txt': ['/llms-full.txt'],
   '/api/freshness': ['/api/freshness'],
   '/api/search/featured': ['/api/search/featured'],
   '/api/series/{}': [`/api/series/${TRADE}`, `/api/series/${TRADE}?range=1y`],

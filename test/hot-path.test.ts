@@ -69,6 +69,8 @@ const HOT_URLS: Record<string, readonly string[]> = {
     `/api/cite/network-coverage/ris?date=${CLOSED_DAY}`,
   ],
   '/api/llm-context': ['/api/llm-context'],
+  '/llms.txt': ['/llms.txt'],
+  '/llms-full.txt': ['/llms-full.txt'],
   // Replayable within one millisecond of the clock (the tests' clock stands still).
   '/api/freshness': ['/api/freshness'],
   '/api/search/featured': ['/api/search/featured'],

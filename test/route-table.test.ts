@@ -18,6 +18,8 @@ const OUTSIDE_DOCUMENT = [
   '/compare/{pair}',
   '/providers/{slug}',
   '/methodology',
+  '/llms.txt',
+  '/llms-full.txt',
 ].sort();
 
 const template = (routerPath: string) => routerPath.replaceAll(/:([^/]+)/g, '{$1}');

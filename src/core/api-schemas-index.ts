@@ -19,7 +19,11 @@ export const citableRowSchema = z
     api: z.url(),
     ogImage: z.url(),
     asOf: z.iso.datetime().nullable(),
-    source: z.url(),
+    source: z
+      .url()
+      .describe(
+        "The public source of the harness that measured it: the site's SOURCE_URL, `{family}` replaced by the benchmark's family.",
+      ),
     license: z.literal('CC-BY-4.0'),
   })
   .meta({ id: 'CitableRow' });

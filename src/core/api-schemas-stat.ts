@@ -149,7 +149,11 @@ export const statSchema = z
     api: z.url(),
     ogImage: z.url(),
     sparklineSvg: z.url(),
-    source: z.url(),
+    source: z
+      .url()
+      .describe(
+        "The public source of the harness that measured it: the site's SOURCE_URL, `{family}` replaced by the benchmark's family.",
+      ),
     methodology: z.array(z.string()),
     license: z.literal('CC-BY-4.0'),
     window: z.string(),

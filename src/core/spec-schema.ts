@@ -92,7 +92,6 @@ export const benchmarkSpecSchema = z.strictObject({
   status: z.enum(['live', 'draft']).default('live'),
   abstract: z.string().min(40).max(4000),
   methodology: z.array(z.string().min(1).max(500)).min(1).max(40),
-  source: z.url(),
   license: z.literal('CC-BY-4.0'),
   window: z.literal('24h'),
   cadence: duration,
@@ -144,6 +143,16 @@ export function registeredSpecContext(): SpecContext {
 }
 
 type Issue = { readonly field: string; readonly message: string };
+
+/**
+ * Fields specs no longer take, with what to do instead: named as such rather than as an unknown
+ * key, so an operator upgrading with an old YAML knows the fix (issue 25: the harness source is
+ * one setting for the whole site).
+ */
+const RETIRED_FIELDS: Readonly<Record<string, string>> = {
+  source:
+    "is no longer a spec field: delete it and set SOURCE_URL (the public http(s) URL of the harness source; {family} becomes each benchmark's family)",
+};
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -258,6 +267,10 @@ function familyIssues(family: FamilyShape, data: Record<string, unknown>): Issue
   return out;
 }
 
+function withoutKeys(data: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(data).filter(([k]) => !keys.includes(k)));
+}
+
 /**
  * Parses one spec against the provider catalogue and the families. Every problem of the file is
  * reported, one line each, naming the file and the field: the shape's and the references' alike.
@@ -267,13 +280,19 @@ export function parseSpec(
   data: unknown,
   ctx: SpecContext = registeredSpecContext(),
 ): BenchmarkSpec {
-  const res = benchmarkSpecSchema.safeParse(data);
-  const issues: Issue[] = res.success
-    ? []
-    : res.error.issues.map((iss) => ({
+  const retired = isRecord(data) ? Object.keys(data).filter((k) => k in RETIRED_FIELDS) : [];
+  const issues: Issue[] = retired.map((k) => ({ field: k, message: RETIRED_FIELDS[k] ?? '' }));
+  // Checked without them, so they are not reported a second time as unknown keys.
+  const shaped = retired.length > 0 && isRecord(data) ? withoutKeys(data, retired) : data;
+  const res = benchmarkSpecSchema.safeParse(shaped);
+  if (!res.success) {
+    for (const iss of res.error.issues) {
+      issues.push({
         field: iss.path.length ? iss.path.map(String).join('.') : '(root)',
         message: iss.message,
-      }));
+      });
+    }
+  }
   issues.push(...referenceIssues(file, data, ctx));
   if (issues.length === 0 && res.success) return res.data;
   throw new SpecError(issues.map((i) => `${file}: field "${i.field}": ${i.message}`).join('\n'));

@@ -3,6 +3,7 @@ import { citeBundle } from './citations.ts';
 import { isoTime } from './format.ts';
 import { headline, quote, type TiedRow } from './headline.ts';
 import { tieWithLeader } from './leader-tests.ts';
+import { harnessSourceUrl } from './source-url.ts';
 import type { BenchmarkSpec } from './spec-schema.ts';
 import { DIMENSION_NAMES, durationMs } from './spec-schema.ts';
 import { type Site, urls } from './urls.ts';
@@ -162,7 +163,7 @@ export function buildStat(i: StatInput): Stat {
     api: urls.stat(site, spec.slug, i.filters, day),
     ogImage: urls.og(site, spec.slug, i.filters, day),
     sparklineSvg: urls.sparkline(site, spec.slug, i.filters, day),
-    source: spec.source,
+    source: harnessSourceUrl(site, spec.family),
     methodology: [...spec.methodology],
     license: spec.license,
     window: spec.window,

@@ -7,6 +7,11 @@ export interface Site {
   readonly baseUrl: string;
   /** True when the published samples come from simulated providers (the demo, `--simulate`). */
   readonly simulated?: boolean;
+  /**
+   * SOURCE_URL as configured, `{family}` unreplaced (src/core/source-url.ts); absent: the
+   * methodology's harness section, the demo's and `--simulate`'s default.
+   */
+  readonly sourceUrl?: string;
 }
 
 /**

@@ -11,6 +11,7 @@ import { registerCiteRoutes } from './cite-routes.ts';
 import { registerDatasetRoutes } from './dataset-routes.ts';
 import type { AppDeps } from './deps.ts';
 import { FOREVER } from './hot-path.ts';
+import { registerLlmsRoutes } from './llms-routes.ts';
 import { type HtmlErrorPage, wantsHtml } from './negotiate.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerProviderRoutes } from './provider-routes.ts';
@@ -120,6 +121,7 @@ export function buildApp(deps: HttpDeps): Hono {
   registerSeriesRoutes(app, pub);
   registerDatasetRoutes(app, pub, deps.clock);
   registerProviderRoutes(app, pub);
+  registerLlmsRoutes(app, pub);
 
   let htmlErrorPage = deps.htmlErrorPage;
   for (const register of deps.extraRoutes ?? [])

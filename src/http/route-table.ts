@@ -26,6 +26,8 @@ import {
   faviconRoute,
   healthzRoute,
   homePageRoute,
+  llmsFullTxtRoute,
+  llmsTxtRoute,
   mcpPageRoute,
   methodologyPageRoute,
   metricsRoute,
@@ -63,6 +65,8 @@ export const GET_ROUTES = [
   methodologyPageRoute,
   faviconRoute,
   assetRoute,
+  llmsTxtRoute,
+  llmsFullTxtRoute,
 ] as const;
 
 /** Router paths of every GET route: each answers HEAD (Hono does this), OPTIONS and 405 for other methods. */

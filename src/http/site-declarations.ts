@@ -90,6 +90,21 @@ export const assetRoute = createRoute({
 });
 export const mcpPageRoute = page('/mcp', 'How to connect an MCP client');
 
+/** llmstxt.org: Markdown in a .txt at the site root, served as text/plain. */
+const llmsResponses = { 200: textResponse('Markdown (llmstxt.org), as plain text.', ['text/plain']) };
+export const llmsTxtRoute = createRoute({
+  method: 'get',
+  path: '/llms.txt',
+  summary: 'The site for language models: a summary and links to every benchmark and the docs',
+  responses: llmsResponses,
+});
+export const llmsFullTxtRoute = createRoute({
+  method: 'get',
+  path: '/llms-full.txt',
+  summary: 'Every benchmark in one Markdown document (the bytes of /api/llm-context)',
+  responses: llmsResponses,
+});
+
 export const MCP_PATH = '/api/mcp/mcp';
 
 export const mcpRoute = createRoute({

@@ -39,7 +39,10 @@ export interface PublicationOptions {
   readonly store: Store;
   /** Site name and base URL; taken from `config` when omitted. */
   readonly site?: Site;
-  readonly config?: Pick<Config, 'siteName' | 'baseUrl'> & { readonly simulated?: boolean };
+  readonly config?: Pick<Config, 'siteName' | 'baseUrl'> & {
+    readonly simulated?: boolean;
+    readonly sourceUrl?: string | null;
+  };
   readonly clock?: () => number;
   /** Live views are recomputed at least this often, since the 24 h window slides. */
   readonly maxViewAgeMs?: number;
@@ -67,7 +70,7 @@ export class Publication implements PublicationApi {
 
   constructor(opts: PublicationOptions) {
     this.specs = opts.specs;
-    const site = opts.site ?? (opts.config && { name: opts.config.siteName, baseUrl: opts.config.baseUrl });
+    const site = opts.site ?? (opts.config && siteOfConfig(opts.config));
     if (!site) throw new TypeError('createPublication needs `site` or `config`');
     this.siteBase = site;
     this.bySlug = new Map(opts.specs.map((s) => [s.slug, s]));
@@ -232,6 +235,11 @@ export class Publication implements PublicationApi {
     return this.views.llmContext();
   }
 
+  /** /llms.txt (llmstxt.org) of the live index; /llms-full.txt is llmContext's bytes. */
+  llmsTxt(): Promise<ServedText> {
+    return this.views.llmsTxt();
+  }
+
   featured(): Promise<Served<Featured>> {
     return this.views.featured();
   }
@@ -318,6 +326,12 @@ export class Publication implements PublicationApi {
     this.unsubscribe();
     this.dataset.close();
   }
+}
+
+/** The site a configuration publishes under; without SOURCE_URL, the default source (the demo's). */
+function siteOfConfig(config: NonNullable<PublicationOptions['config']>): Site {
+  const { siteName, baseUrl, sourceUrl } = config;
+  return { name: siteName, baseUrl, ...(sourceUrl ? { sourceUrl } : {}) };
 }
 
 export function createPublication(opts: PublicationOptions): Publication {

@@ -2,6 +2,7 @@ import type { Audit, CitableIndex, Compare, Featured, Filters, Series, Stat } fr
 import { buildCompare } from '../core/compare.ts';
 import { DAY_MS } from '../core/dates.ts';
 import { buildFeatured } from '../core/featured.ts';
+import { llmsTxt } from '../core/llms-txt.ts';
 import { llmContextMarkdown } from '../core/markdown.ts';
 import { providerName } from '../core/providers.ts';
 import type { SeriesRange } from '../core/series.ts';
@@ -38,7 +39,8 @@ function seriesKey(
 }
 
 /**
- * Every live view (Stat, series, audit, compare, index, llm-context, featured) and its cache. A
+ * Every live view (Stat, series, audit, compare, index, llm-context, llms.txt, featured) and its
+ * cache. A
  * benchmark's new samples drop its own views and every view built from all benchmarks.
  */
 export class Views {
@@ -224,6 +226,11 @@ export class Views {
     return this.aggregates.get('llm', ALL, async () =>
       serveText(llmContextMarkdown(await this.allStats(), this.ctx.site())),
     );
+  }
+
+  /** /llms.txt: built from the live index, so dropped with it (and every aggregate) on new samples. */
+  llmsTxt(): Promise<ServedText> {
+    return this.aggregates.get('llms.txt', ALL, async () => serveText(llmsTxt((await this.citable()).value)));
   }
 
   featured(): Promise<Served<Featured>> {

@@ -176,6 +176,8 @@ export function goldenRequests(): GoldenRequest[] {
   );
 
   withRevalidation('/api/llm-context');
+  withRevalidation('/llms.txt');
+  withRevalidation('/llms-full.txt');
   withRevalidation('/api/freshness');
   withRevalidation('/api/search/featured');
   rows.push(get('/api/llm-context?x=1'));

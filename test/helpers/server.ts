@@ -16,7 +16,7 @@ export interface Running {
 
 /** A real service on a real socket (port 0), in-memory store, fixed clock. */
 export async function startServer(
-  opts: { samples?: readonly Sample[]; simulated?: boolean } = {},
+  opts: { samples?: readonly Sample[]; simulated?: boolean; sourceUrl?: string } = {},
 ): Promise<Running> {
   const clock = { now: NOW };
   const config = testConfig({
@@ -25,6 +25,7 @@ export async function startServer(
     baseUrl: 'http://bench.test',
     logLevel: 'silent',
     simulated: opts.simulated === true,
+    sourceUrl: opts.sourceUrl ?? null,
   });
   const service = await createService({
     config,

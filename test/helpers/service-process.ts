@@ -4,6 +4,10 @@ import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
+/** The SOURCE_URL a real `serve` needs to start (src/main.ts); the demo and --simulate default it. */
+export const TEST_SOURCE_URL =
+  'https://github.com/citebench/citebench/tree/main/src/harness/families/{family}';
+
 export interface ServiceProcess {
   readonly child: ChildProcess;
   readonly port: number;
@@ -31,7 +35,8 @@ export function freePort(): Promise<number> {
 
 /**
  * Spawns the real service: `node --import tsx <entry>` (default the demo) in the repo, with the
- * given environment on top of this one. vitest exports BASE_URL=/ (Vite's), so it is set here.
+ * given environment on top of this one. vitest exports BASE_URL=/ (Vite's), so it is set here, and
+ * SOURCE_URL, which a real `serve` needs (a test of its absence sets it empty).
  */
 export async function spawnService(
   env: Record<string, string>,
@@ -42,7 +47,14 @@ export async function spawnService(
   const argv = opts.command ?? [process.execPath, '--import', 'tsx', opts.entry ?? 'src/demo/main.ts'];
   const child = spawn(argv[0] as string, argv.slice(1), {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), BASE_URL: base, LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      BASE_URL: base,
+      SOURCE_URL: TEST_SOURCE_URL,
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -119,6 +119,12 @@ function concretize(template: string, v: Values): RouteCase[] {
       return one(`/api/og/${slug}`, 'hot');
     case '/api/sparkline/:slug':
       return one(`/api/sparkline/${slug}`);
+    case '/api/chart/:slug':
+      return one(`/api/chart/${slug}`);
+    case '/api/providers/:slug':
+      return provider ? one(`/api/providers/${provider}`) : [];
+    case '/providers/:slug':
+      return provider ? one(`/providers/${provider}`) : [];
     case '/benchmarks/:slug':
       return one(`/benchmarks/${slug}`);
     case '/compare/:pair':

@@ -7,6 +7,7 @@ import { citableIndex } from './citable-index.ts';
 import { computeStat, specMetrics } from './compute.ts';
 import { auditEntries, auditKey, parseSite, siteEntry, siteKey, siteOfFrozenStat } from './day-records.ts';
 import { FreezeRetry } from './freeze-retry.ts';
+import { readProvenance } from './provenance-read.ts';
 import { type ServedText, serveText } from './served.ts';
 import { guarded } from './store-guard.ts';
 import { type PublicationContext, type Served, UnknownBenchmarkError } from './types.ts';
@@ -249,7 +250,9 @@ export class DayFreezer {
         ...(await auditEntries(store, specs, day, parsed.start, site)),
         siteEntry(day, site),
       ]);
-      const index = serveText(canonicalJson(citableIndex(stats, this.opts.bySlug, site, day)));
+      // The day's builds: every harness_build_info sample stamped within it (the Stats' own window).
+      const provenance = await readProvenance(this.opts, parsed.start - 1, dayEnd(parsed.start));
+      const index = serveText(canonicalJson(citableIndex(stats, this.opts.bySlug, site, day, provenance)));
       await store.putSnapshot(`citable:${day}`, index.body, index.etag);
     }).finally(() => this.freezing.delete(day));
     this.freezing.set(day, p);

@@ -1,6 +1,9 @@
+import { processBuildInfo } from '../build-info.ts';
 import type { Config } from '../config.ts';
 import type { Audit, CitableIndex, Featured, Filters, Freshness, Series, Stat } from '../core/api-schemas.ts';
+import type { BuildInfo, Provenance } from '../core/provenance.ts';
 import type { SeriesRange } from '../core/series.ts';
+import { specHashes } from '../core/spec-hash.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
@@ -32,6 +35,8 @@ export interface PublicationOptions {
   readonly clock?: () => number;
   /** Live views are recomputed at least this often, since the 24 h window slides. */
   readonly maxViewAgeMs?: number;
+  /** The build named in every view's provenance: this process's (package.json, git) when omitted. */
+  readonly build?: BuildInfo;
 }
 
 /**
@@ -52,6 +57,7 @@ export class Publication implements PublicationApi {
   private readonly filters: FilterResolver;
   private readonly origin: OriginCheck;
   private readonly unsubscribe: () => void;
+  private readonly ctx: PublicationContext;
 
   constructor(opts: PublicationOptions) {
     this.specs = opts.specs;
@@ -65,7 +71,10 @@ export class Publication implements PublicationApi {
       store: opts.store,
       clock: opts.clock ?? Date.now,
       site: () => this.site,
+      build: opts.build ?? processBuildInfo(),
+      specHashes: specHashes(opts.specs),
     };
+    this.ctx = ctx;
     this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000);
     this.days = new DayFreezer({ ...ctx, liveIndex: () => this.views.citable() });
     this.fresh = new FreshnessTracker(ctx);
@@ -202,6 +211,11 @@ export class Publication implements PublicationApi {
 
   citable(): Promise<Served<CitableIndex>> {
     return this.views.citable();
+  }
+
+  /** Today's provenance (the live index's): this build, its specs' hashes, the last 24 h's harness builds. */
+  async provenance(): Promise<Provenance | undefined> {
+    return (await this.citable()).value.site.provenance;
   }
 
   peekCitable(): Served<CitableIndex> | undefined {

@@ -12,6 +12,7 @@ import { checkComparePair } from './compare-pair.ts';
 import { compareRowFor } from './compare-rows.ts';
 import { computeStat } from './compute.ts';
 import { LastGoodStats } from './last-good.ts';
+import { readProvenance } from './provenance-read.ts';
 import { computeSeries } from './series-view.ts';
 import { type ServedText, serve, serveText } from './served.ts';
 import { guarded } from './store-guard.ts';
@@ -215,9 +216,14 @@ export class Views {
 
   /** The live index of /api/citable. */
   citable(): Promise<Served<CitableIndex>> {
-    return this.aggregates.get('citable', ALL, async () =>
-      serve(citableIndex(await this.allStats(), this.ctx.bySlug, this.ctx.site(), null)),
-    ) as Promise<Served<CitableIndex>>;
+    return this.aggregates.get('citable', ALL, async () => {
+      const now = this.ctx.clock();
+      const [stats, provenance] = await Promise.all([
+        this.allStats(),
+        guarded(() => readProvenance(this.ctx, now - DAY_MS, now)),
+      ]);
+      return serve(citableIndex(stats, this.ctx.bySlug, this.ctx.site(), null, provenance));
+    }) as Promise<Served<CitableIndex>>;
   }
 
   llmContext(): Promise<ServedText> {

@@ -9,7 +9,14 @@ import {
   llmContextRoute,
   statRoute,
 } from './api-declarations.ts';
-import { datasetFileRoute, datasetRoute, ogRoute, seriesRoute, sparklineRoute } from './data-declarations.ts';
+import {
+  datasetFileRoute,
+  datasetManifestRoute,
+  datasetRoute,
+  ogRoute,
+  seriesRoute,
+  sparklineRoute,
+} from './data-declarations.ts';
 import { routingPath } from './route-kit.ts';
 import {
   assetRoute,
@@ -40,6 +47,7 @@ export const GET_ROUTES = [
   featuredRoute,
   seriesRoute,
   datasetRoute,
+  datasetManifestRoute,
   datasetFileRoute,
   ogRoute,
   sparklineRoute,

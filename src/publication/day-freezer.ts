@@ -1,6 +1,7 @@
 import type { CitableIndex, Stat } from '../core/api-schemas.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
+import type { Provenance } from '../core/provenance.ts';
 import type { Site } from '../core/urls.ts';
 import { putSnapshots } from '../store/sample-store.ts';
 import { citableIndex } from './citable-index.ts';
@@ -214,6 +215,14 @@ export class DayFreezer {
     const served = await this.readFrozen(auditKey(slug, provider, day, window));
     if (!served) return this.pending(day);
     return { kind: 'ok', served };
+  }
+
+  /** A frozen day's site.provenance, or null when its index has none or is not frozen. */
+  async frozenProvenance(day: string): Promise<Provenance | null> {
+    const served = await this.readFrozen(`citable:${day}`);
+    if (!served) return null;
+    const index = JSON.parse(new TextDecoder().decode(served.body)) as CitableIndex;
+    return index.site.provenance ?? null;
   }
 
   /** The site a frozen day was published under (what its dated citations are built from). */

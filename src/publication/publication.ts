@@ -57,7 +57,6 @@ export class Publication implements PublicationApi {
   private readonly filters: FilterResolver;
   private readonly origin: OriginCheck;
   private readonly unsubscribe: () => void;
-  private readonly ctx: PublicationContext;
 
   constructor(opts: PublicationOptions) {
     this.specs = opts.specs;
@@ -74,7 +73,6 @@ export class Publication implements PublicationApi {
       build: opts.build ?? processBuildInfo(),
       specHashes: specHashes(opts.specs),
     };
-    this.ctx = ctx;
     this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000);
     this.days = new DayFreezer({ ...ctx, liveIndex: () => this.views.citable() });
     this.fresh = new FreshnessTracker(ctx);
@@ -106,6 +104,7 @@ export class Publication implements PublicationApi {
       clock: ctx.clock,
       checkDay: (day) => this.days.checkDay(day),
       firstDay: () => this.days.firstDay(),
+      frozenProvenance: (day) => this.days.frozenProvenance(day),
     });
   }
 

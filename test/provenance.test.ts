@@ -17,7 +17,7 @@ import { startHarness } from '../src/harness/service.ts';
 import { parquetKvMetadata, sha256Hex } from '../src/publication/dataset-files.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
 import { startSimulator } from '../src/sim/server.ts';
-import { BENCHMARKS_DIR, H, NOW } from './helpers/fixture.ts';
+import { BENCHMARKS_DIR, fixture, H, NOW } from './helpers/fixture.ts';
 import { openTestStore } from './helpers/memory-store.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
@@ -193,5 +193,30 @@ describe('the dataset manifest', () => {
     expect(op?.operationId).toBe('get_dataset_manifest');
     expect(Object.keys(op?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '404']));
     expect(JSON.stringify(op?.responses['200'])).toContain('DatasetManifest');
+  });
+});
+
+describe('days frozen before provenance', () => {
+  it('keep their index without it, and their manifest says provenance: null (Parquet metadata too)', async () => {
+    const f = await fixture();
+    try {
+      // The index as the code before provenance froze it: the same object without the field.
+      const index = (await f.publication.citable()).value;
+      const { provenance: _dropped, ...site } = index.site;
+      const old = new TextEncoder().encode(canonicalJson({ ...index, site: { ...site, snapshotDate: DAY } }));
+      await f.store.putSnapshot(`citable:${DAY}`, old, 'W/"old"');
+      await f.publication.freezeClosedDays();
+      const kept = await f.store.getSnapshot(`citable:${DAY}`);
+      expect(Buffer.from(kept?.body ?? []).equals(Buffer.from(old))).toBe(true);
+      const r = await f.publication.dataset.manifest(DAY);
+      if (r.kind !== 'ok') throw new Error(r.message);
+      const manifest = JSON.parse(new TextDecoder().decode(r.body)) as DatasetManifest;
+      expect(manifest.provenance).toBeNull();
+      const file = await f.publication.dataset.file(DAY, 'parquet');
+      if (file.kind !== 'ok') throw new Error(file.message);
+      expect((await parquetKvMetadata(file.file.body)).provenance).toBe('null');
+    } finally {
+      await f.close();
+    }
   });
 });

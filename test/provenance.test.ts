@@ -196,6 +196,27 @@ describe('the dataset manifest', () => {
   });
 });
 
+describe('the methodology section #harness', () => {
+  it("shows today's provenance: this build, the harness builds with their cycles, each spec's hash and source", async () => {
+    const res = await srv.get('/methodology');
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    const section = /<section id="harness">([\s\S]*?)<\/section>/.exec(page)?.[1] ?? '';
+    expect(section).toContain(`<code>${SERVICE_BUILD.version}</code>`);
+    expect(section).toContain(`<code>${SERVICE_BUILD.revision}</code>`);
+    expect(section).toMatch(
+      new RegExp(
+        `<td><code>${HARNESS_BUILD.version}</code></td><td><code>${HARNESS_BUILD.revision}</code></td><td>eu-test</td><td>2</td>`,
+      ),
+    );
+    const hashes = specHashes(srv.service.specs);
+    for (const spec of srv.service.specs) {
+      expect(section).toContain(`<code>${hashes[spec.slug]}</code>`);
+      expect(section).toContain(`href="${spec.source}"`);
+    }
+  });
+});
+
 describe('days frozen before provenance', () => {
   it('keep their index without it, and their manifest says provenance: null (Parquet metadata too)', async () => {
     const f = await fixture();

@@ -3,6 +3,7 @@ import { buildCompare } from '../core/compare.ts';
 import { DAY_MS } from '../core/dates.ts';
 import { buildFeatured } from '../core/featured.ts';
 import { llmContextMarkdown } from '../core/markdown.ts';
+import type { Provenance } from '../core/provenance.ts';
 import { providerName } from '../core/providers.ts';
 import type { SeriesRange } from '../core/series.ts';
 import { DIMENSION_NAMES } from '../core/spec-schema.ts';
@@ -16,7 +17,13 @@ import { readProvenance } from './provenance-read.ts';
 import { computeSeries } from './series-view.ts';
 import { type ServedText, serve, serveText } from './served.ts';
 import { guarded } from './store-guard.ts';
-import { type CompareResult, type PublicationContext, type Served, UnknownBenchmarkError } from './types.ts';
+import {
+  type CompareResult,
+  type PublicationContext,
+  type Served,
+  UnavailableError,
+  UnknownBenchmarkError,
+} from './types.ts';
 import { ViewCache } from './view-cache.ts';
 
 /** The group of views built from every benchmark (index, llm-context, featured, compare). */
@@ -57,6 +64,8 @@ export class Views {
   private readonly lastGood: LastGoodStats;
   /** Every provider slug some spec measures (compare validates against it without a scan). */
   private readonly measured: ReadonlySet<string>;
+  /** The newest live provenance read, served while the store cannot be read. */
+  private lastProvenance: Provenance | undefined;
 
   /** `maxViewAgeMs`: live views are recomputed at least this often, since the 24 h window slides. */
   constructor(
@@ -214,14 +223,24 @@ export class Views {
     return this.aggregates.peek('citable') as Served<CitableIndex> | undefined;
   }
 
+  /**
+   * The provenance of the last 24 h. A store that cannot be read gives the last one read (the
+   * index is served degraded from the last good Stats then, and says so), or none before any.
+   */
+  private async liveProvenance(now: number): Promise<Provenance | undefined> {
+    try {
+      this.lastProvenance = await guarded(() => readProvenance(this.ctx, now - DAY_MS, now));
+    } catch (e) {
+      if (!(e instanceof UnavailableError)) throw e;
+    }
+    return this.lastProvenance;
+  }
+
   /** The live index of /api/citable. */
   citable(): Promise<Served<CitableIndex>> {
     return this.aggregates.get('citable', ALL, async () => {
       const now = this.ctx.clock();
-      const [stats, provenance] = await Promise.all([
-        this.allStats(),
-        guarded(() => readProvenance(this.ctx, now - DAY_MS, now)),
-      ]);
+      const [stats, provenance] = await Promise.all([this.allStats(), this.liveProvenance(now)]);
       return serve(citableIndex(stats, this.ctx.bySlug, this.ctx.site(), null, provenance));
     }) as Promise<Served<CitableIndex>>;
   }

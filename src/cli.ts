@@ -12,6 +12,7 @@ commands:
                                 run measurement cycles by hand and print a table
   export --from DATE --to DATE [--format parquet|csv] --out DIR
                                 write the daily open dataset files of those days
+  spec-hash <file>              print a spec's sha256 as published in provenance.specs
   help [command]                print this help, or a command's
   --version                     print the version
 
@@ -80,6 +81,7 @@ export async function runCli(args: readonly string[]): Promise<number> {
       if (sub === 'demo') return print(DEMO_USAGE);
       if (sub === 'harness') return runCli(['harness', '--help']);
       if (sub === 'export') return runCli(['export', '--help']);
+      if (sub === 'spec-hash') return runCli(['spec-hash', '--help']);
       return print(USAGE);
     }
     case '-v':
@@ -89,6 +91,10 @@ export async function runCli(args: readonly string[]): Promise<number> {
     case 'export': {
       const { runExportCli } = await import('./cli/export-cli.ts');
       return runExportCli(rest);
+    }
+    case 'spec-hash': {
+      const { runSpecHashCli } = await import('./cli/spec-hash-cli.ts');
+      return runSpecHashCli(rest);
     }
     case undefined:
       process.stdout.write(USAGE);

@@ -3,6 +3,7 @@ import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from './config.ts';
+import type { BuildInfo } from './core/provenance.ts';
 import type { BenchmarkSpec } from './core/spec-schema.ts';
 import { buildApp, type RouteExtras } from './http/app.ts';
 import { asGet, headOf, withRedirectLength } from './http/head.ts';
@@ -107,6 +108,8 @@ export interface ServiceOptions {
   /** Which store (STORE=embedded|prometheus); embedded when omitted. */
   readonly store?: StoreConfig;
   readonly clock?: () => number;
+  /** The build named in provenance (package.json, CITEBENCH_REVISION or git HEAD when omitted). */
+  readonly build?: BuildInfo;
   /** Extra route registrars (images, MCP) given the assembled dependencies. */
   readonly routes?: readonly RouteRegistrar[];
   readonly onClose?: () => Promise<void>;
@@ -144,7 +147,13 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     onEngineError: (e) => log.warn('sample store engine error', { error: e.message }),
     droppedSamplesCounter: droppedSamples(metrics),
   });
-  const publication = createPublication({ specs, store, config, clock });
+  const publication = createPublication({
+    specs,
+    store,
+    config,
+    clock,
+    ...(opts.build ? { build: opts.build } : {}),
+  });
   const closeHooks: (() => Promise<void> | void)[] = [];
   const shared = { config, clock, specs, store, publication, metrics };
   const core: ServiceCore = { ...shared, onClose: (fn) => closeHooks.push(fn) };

@@ -81,6 +81,7 @@ const URLS: Readonly<Record<string, readonly string[]>> = {
   '/api/search/featured': ['/api/search/featured'],
   '/api/series/{}': [`/api/series/${TRADE}`, `/api/series/${TRADE}?range=1y`],
   '/api/dataset': ['/api/dataset'],
+  '/api/dataset/{}.json': [`/api/dataset/${CLOSED}.json`, '/api/dataset/2020-01-01.json'],
   '/api/dataset/{}': [`/api/dataset/${CLOSED}.csv`, `/api/dataset/${CLOSED}.parquet`, '/api/dataset/nope'],
   '/api/og/{}': [`/api/og/${NET}`, '/api/og/nope'],
   '/api/sparkline/{}': [`/api/sparkline/${NET}`, `/api/sparkline/${NET}?w=100&w=200`],

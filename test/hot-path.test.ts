@@ -2,7 +2,9 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../src/harness/families/metric-names.ts';
 import { GET_PATHS } from '../src/http/app.ts';
+import { datasetManifestRoute } from '../src/http/data-declarations.ts';
 import { HotPath, offerHot } from '../src/http/hot-path.ts';
+import { routingPath } from '../src/http/route-kit.ts';
 import { SCRIPT_HREF, STYLE_HREF } from '../src/pages/html.ts';
 import { H, NOW } from './helpers/fixture.ts';
 import { type Running, startServer } from './helpers/server.ts';
@@ -76,6 +78,7 @@ const HOT_URLS: Record<string, readonly string[]> = {
   '/api/search/featured': ['/api/search/featured'],
   '/api/series/:slug': ['/api/series/token-trade-coverage', '/api/series/network-coverage?range=7d'],
   '/api/dataset': ['/api/dataset'],
+  [routingPath(datasetManifestRoute.path)]: [`/api/dataset/${CLOSED_DAY}.json`],
   '/api/dataset/:file': [`/api/dataset/${CLOSED_DAY}.csv`, `/api/dataset/${TODAY}.parquet`],
   '/api/og/:slug': ['/api/og/network-coverage', `/api/og/token-trade-coverage?date=${CLOSED_DAY}`],
   '/api/sparkline/:slug': [

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { declaredPath } from '../src/http/route-kit.ts';
 import { GET_PATHS } from '../src/http/route-table.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
@@ -22,7 +23,7 @@ const OUTSIDE_DOCUMENT = [
   '/llms-full.txt',
 ].sort();
 
-const template = (routerPath: string) => routerPath.replaceAll(/:([^/]+)/g, '{$1}');
+const template = declaredPath;
 
 let srv: Running;
 let doc: { paths: Record<string, Record<string, unknown>> };
@@ -78,6 +79,7 @@ describe('route table', () => {
         'get /api/cite/{slug}/{format} -',
         'get /api/compare/{a}/{b} compare_providers',
         'get /api/dataset list_dataset_days',
+        'get /api/dataset/{date}.json get_dataset_manifest',
         'get /api/dataset/{file} -',
         'get /api/freshness get_freshness',
         'get /api/llm-context -',

@@ -1,6 +1,7 @@
 /** The data downloads: series, the daily dataset index and CSL-JSON citations. */
 import { z } from 'zod';
 import { filtersSchema } from './api-schemas-common.ts';
+import { provenanceSchema } from './api-schemas-index.ts';
 
 export const seriesSchema = z
   .object({
@@ -44,12 +45,45 @@ export const datasetIndexSchema = z
         csv: z.url(),
         sha256: z.string().describe('SHA-256 (hex) of the Parquet file.'),
         csvSha256: z.string().describe('SHA-256 (hex) of the CSV file.'),
+        manifest: z
+          .url()
+          .optional()
+          .describe(
+            "A closed day's manifest (GET /api/dataset/{date}.json); today has none until it is frozen.",
+          ),
       }),
     ),
   })
   .meta({ id: 'DatasetIndex' });
 
 export type DatasetIndex = z.infer<typeof datasetIndexSchema>;
+
+const datasetFileSchema = z.object({
+  url: z.url(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe('SHA-256 (hex) of the frozen bytes.'),
+});
+
+/** The licences of the dataset (its data) and of the code that measured and published it. */
+export const DATASET_LICENSE = { data: 'CC-BY-4.0', code: 'MIT' } as const;
+
+export const datasetManifestSchema = z
+  .object({
+    date: z.iso.date(),
+    rows: z.int().min(0),
+    files: z.object({ parquet: datasetFileSchema, csv: datasetFileSchema }),
+    license: z.object({ data: z.literal(DATASET_LICENSE.data), code: z.literal(DATASET_LICENSE.code) }),
+    provenance: provenanceSchema
+      .nullable()
+      .describe(
+        "The day's site.provenance (/api/citable/{date}); null for days frozen before provenance was published.",
+      ),
+  })
+  .meta({ id: 'DatasetManifest' });
+
+export type DatasetManifest = z.infer<typeof datasetManifestSchema>;
 
 const dateParts = (what: string) =>
   z

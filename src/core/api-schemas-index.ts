@@ -28,6 +28,32 @@ export const citableRowSchema = z
   })
   .meta({ id: 'CitableRow' });
 
+const buildFields = {
+  version: z.string().describe('package.json version.'),
+  revision: z.string().optional().describe('Git commit, when the build knew it.'),
+};
+
+/** Who computed a view and who measured its samples (issue 25); the same object as a day's dataset manifest. */
+export const provenanceSchema = z
+  .object({
+    ...buildFields,
+    specs: z
+      .record(z.string(), z.string().regex(/^[0-9a-f]{64}$/))
+      .describe('sha256 of the canonical JSON of each parsed spec (defaults applied) the view used.'),
+    measuredBy: z
+      .array(
+        z.object({
+          ...buildFields,
+          region: z.string().optional().describe('HARNESS_REGION of the harness, when set.'),
+          cycles: z.int().min(1).describe('harness_build_info samples: one per benchmark a cycle served.'),
+        }),
+      )
+      .describe(
+        "Distinct harness builds in the window's harness_build_info samples (the UTC day when frozen, the last 24 h live), sorted by (version, revision, region).",
+      ),
+  })
+  .meta({ id: 'Provenance' });
+
 export const citableIndexSchema = z
   .object({
     site: z.object({
@@ -40,6 +66,9 @@ export const citableIndexSchema = z
         .describe('The UTC day of a frozen snapshot; null for the live index.'),
       simulated: simulatedSchema,
       degraded: degradedSchema,
+      provenance: provenanceSchema
+        .optional()
+        .describe('Absent from days frozen before provenance was published (they stay byte-identical).'),
     }),
     count: z.int().min(0),
     benchmarks: z.array(citableRowSchema),
@@ -94,6 +123,7 @@ export const featuredSchema = z
 
 export type CitableRow = z.infer<typeof citableRowSchema>;
 export type CitableIndex = z.infer<typeof citableIndexSchema>;
+export type ProvenanceJson = z.infer<typeof provenanceSchema>;
 export type Freshness = z.infer<typeof freshnessSchema>;
 export type FeaturedCard = z.infer<typeof featuredCardSchema>;
 export type Featured = z.infer<typeof featuredSchema>;

@@ -80,6 +80,13 @@ export const ORIGIN_METRIC_NAMES: string[] = [];
  */
 export const HARNESS_CYCLE_METRIC = 'harness_cycle';
 
+/**
+ * `{benchmark, version, revision, region}` = 1 beside each cycle marker (Prometheus' `*_build_info`
+ * convention): which build of the harness measured the cycle. Stored like any sample, so it reaches
+ * query_prom and the dataset, and a view's provenance counts the builds of its window.
+ */
+export const HARNESS_BUILD_INFO_METRIC = 'harness_build_info';
+
 /** Registers families (idempotent by name). */
 export function registerFamilies(list: readonly FamilyShape[]): void {
   for (const f of list) families.set(f.name, f);
@@ -90,6 +97,7 @@ export function registerFamilies(list: readonly FamilyShape[]): void {
     for (const m of f.originMetrics) origin.add(m);
   }
   stored.add(HARNESS_CYCLE_METRIC);
+  stored.add(HARNESS_BUILD_INFO_METRIC);
   origin.add(HARNESS_CYCLE_METRIC);
   STORED_METRIC_NAMES.splice(0, STORED_METRIC_NAMES.length, ...stored);
   ORIGIN_METRIC_NAMES.splice(0, ORIGIN_METRIC_NAMES.length, ...origin);

@@ -6,7 +6,7 @@
  * Every sample measured against the simulated providers (the demo, `--simulate`) also carries the
  * label origin="simulated" (src/core/sample-origin.ts); a measured sample has no origin label.
  */
-export { HARNESS_CYCLE_METRIC, STORED_METRIC_NAMES } from './family.ts';
+export { HARNESS_BUILD_INFO_METRIC, HARNESS_CYCLE_METRIC, STORED_METRIC_NAMES } from './family.ts';
 
 /**
  * Labels the harness may add to every sample it writes: `region` (HARNESS_REGION) names where it

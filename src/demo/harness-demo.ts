@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import type { BuildInfo } from '../core/provenance.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
 import { loadHarnessConfig, simulatorEnv } from '../harness/config.ts';
 import { providerUnion } from '../harness/families/union.ts';
@@ -58,6 +59,8 @@ export interface HarnessDemoOptions {
   readonly groundTruth?: boolean;
   /** Progress of the json-rpc backfill (slots done of total, all regions at once). */
   readonly onRpcProgress?: (done: number, total: number) => void;
+  /** The build its harnesses write as harness_build_info (this process's when omitted; the golden corpus pins it). */
+  readonly build?: BuildInfo;
 }
 
 export interface HarnessDemo {
@@ -154,6 +157,7 @@ export function backfillSlots(
 export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<HarnessDemo> {
   const log = opts.log ?? silentLog;
   const startedAt = Date.now();
+  const build = opts.build ? { build: opts.build } : {};
   // The json-rpc family runs once per region against its own simulated nodes (rpc-demo.ts); the
   // others run once, without a region, against the HTTP simulator.
   const rpcSpecs = opts.specs.filter((s) => s.family === REGIONAL_FAMILY);
@@ -220,6 +224,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
       ...(opts.onRpcProgress ? { onProgress: opts.onRpcProgress } : {}),
       ...(opts.rpcBackfillMs !== undefined ? { backfillMs: opts.rpcBackfillMs } : {}),
       ...(opts.followWallClock ? { catchUp: () => opts.now + (Date.now() - startedAt) } : {}),
+      ...build,
     });
     // Awaited below; a failure of the main backfill first still stops it (catch).
     rpcStart.catch(() => undefined);
@@ -233,6 +238,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
       sleep: async () => {},
       simulated: true,
       ...truth,
+      ...build,
     });
     let backfilled = 0;
     // Trade cycles whose window lies in the chains' history wait for the chains to be built to
@@ -297,6 +303,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
         clock,
         simulated: true,
         ...truth,
+        ...build,
       });
       rpc?.goLive(clock);
       stopFollow = chains.map((c) => c.follow(clock));

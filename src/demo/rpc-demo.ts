@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Registry } from 'prom-client';
+import type { BuildInfo } from '../core/provenance.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
 import { loadHarnessConfig } from '../harness/config.ts';
 import { providerUnion } from '../harness/families/union.ts';
@@ -53,6 +54,8 @@ export function openDemoChains(o: DemoChainsOptions): Promise<DemoChain[]> {
 }
 
 export interface RpcDemoOptions {
+  /** The build its harnesses write as harness_build_info (this process's when omitted). */
+  readonly build?: BuildInfo;
   readonly store: Store;
   /** The demo chains (openDemoChains): the caller owns them and stops them after the demo. */
   readonly chains: readonly DemoChain[];
@@ -152,6 +155,7 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
         harnessConfig: config,
         log,
         simulated: true,
+        ...(opts.build ? { build: opts.build } : {}),
         ...extra,
       });
     const backfill = configs.map(({ config }) =>

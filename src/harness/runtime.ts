@@ -1,5 +1,6 @@
 import { Semaphore } from '../concurrency/semaphore.ts';
-import { HARNESS_CYCLE_METRIC } from '../core/family.ts';
+import { HARNESS_BUILD_INFO_METRIC, HARNESS_CYCLE_METRIC } from '../core/family.ts';
+import type { BuildInfo } from '../core/provenance.ts';
 import type { Labels, Sample } from '../core/samples.ts';
 import type { Store } from '../store/sample-store.ts';
 import type { HarnessConfig, HarnessProvider } from './config.ts';
@@ -13,7 +14,8 @@ import type { HarnessLog } from './types.ts';
 /**
  * Writes one cycle's samples in one append (a cycle is stored whole or not at all), with the
  * harness's own labels (its `region`) and the cycle marker the scheduler resumes from: one per
- * benchmark the cycle served (a family's probe serves all its benchmarks at once).
+ * benchmark the cycle served (a family's probe serves all its benchmarks at once), each with its
+ * harness_build_info beside it (so a view's provenance counts cycles the way the markers do).
  */
 export function writeCycle(
   rt: HarnessRuntime,
@@ -25,15 +27,30 @@ export function writeCycle(
   const all = [
     ...samples,
     ...served.map((benchmark) => ({ metric: HARNESS_CYCLE_METRIC, labels: { benchmark }, t: at, v: 1 })),
+    ...served.map((benchmark) => ({
+      metric: HARNESS_BUILD_INFO_METRIC,
+      labels: buildLabels(benchmark, rt.build),
+      t: at,
+      v: 1,
+    })),
   ];
   const extra = rt.extraLabels;
   return rt.store.append(extra ? all.map((s) => ({ ...s, labels: { ...s.labels, ...extra } })) : all);
+}
+
+/** Labels in sorted order (the stores key series by them); `region` comes with the harness's own labels. */
+function buildLabels(benchmark: string, build: BuildInfo): Labels {
+  return build.revision
+    ? { benchmark, revision: build.revision, version: build.version }
+    : { benchmark, version: build.version };
 }
 
 /** What every cycle shares within one harness instance. */
 export interface HarnessRuntime {
   readonly store: Store;
   readonly config: HarnessConfig;
+  /** This harness's build, written as harness_build_info with every cycle. */
+  readonly build: BuildInfo;
   /** Labels added to every sample this harness writes (`region` when HARNESS_REGION is set). */
   readonly extraLabels?: Labels;
   readonly metrics: HarnessMetrics;

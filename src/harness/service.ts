@@ -1,7 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
+import { processBuildInfo } from '../build-info.ts';
 import { HARNESS_CYCLE_METRIC } from '../core/family.ts';
 import { REGION_LABEL } from '../core/metric-names.ts';
+import type { BuildInfo } from '../core/provenance.ts';
 import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
 import { eq } from '../core/samples.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
@@ -27,6 +29,8 @@ export interface HarnessOptions {
   /** prom-client Registry the harness metrics are registered on. */
   readonly metrics: Registry;
   readonly harnessConfig: HarnessConfig;
+  /** The build written as harness_build_info with every cycle: this process's when omitted. */
+  readonly build?: BuildInfo;
   readonly clock?: Clock;
   readonly log?: HarnessLog;
   readonly tokens?: readonly ReferenceToken[];
@@ -114,6 +118,7 @@ export function startHarness(opts: HarnessOptions): Harness {
   const rt: HarnessRuntime = {
     store: opts.store,
     config: opts.harnessConfig,
+    build: opts.build ?? processBuildInfo(),
     metrics,
     log,
     tokens: opts.tokens ?? REFERENCE_TOKENS,

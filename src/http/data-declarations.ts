@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { datasetIndexSchema, seriesSchema } from '../core/api-schemas.ts';
+import { datasetIndexSchema, datasetManifestSchema, seriesSchema } from '../core/api-schemas.ts';
 import { CHART_RANGES, DEFAULT_CHART_RANGE } from '../core/history-svg.ts';
 import { SERIES_RANGES } from '../core/series.ts';
 import { parseSparklineParams, SPARKLINE_LIMITS } from '../core/sparkline-svg.ts';
@@ -65,6 +65,29 @@ export const datasetRoute = createRoute({
   summary: 'The daily open dataset: UTC days with samples',
   responses: withCommon({
     200: jsonResponse('Days with their row counts, file URLs and SHA-256.', datasetIndexSchema),
+  }),
+});
+
+export const datasetManifestRoute = createRoute({
+  method: 'get',
+  path: '/api/dataset/{date}.json',
+  operationId: 'get_dataset_manifest',
+  summary: "A closed day's dataset manifest: files, hashes, licences and provenance",
+  request: {
+    params: z.object({
+      date: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/)
+        .openapi({ param: { description: 'A closed UTC day, YYYY-MM-DD.' } }),
+    }),
+  },
+  responses: withCommon({
+    200: jsonResponse(
+      "Frozen with the day's files, byte-identical forever: the SHA-256 of each file, data CC-BY-4.0 and code MIT, and the day's provenance (the same object as /api/citable/{date}'s site.provenance and the Parquet file's metadata; null for days frozen before it was published).",
+      datasetManifestSchema,
+    ),
+    400: errorResponse('Malformed or future date.'),
+    404: errorResponse('A day without samples, today (not frozen yet), or a closed day not frozen yet.'),
   }),
 });
 

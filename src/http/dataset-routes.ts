@@ -4,7 +4,7 @@ import { etagOf } from '../core/hash.ts';
 import { DATASET_CONTENT_TYPES, DATASET_EXTENSIONS, type DatasetExtension } from '../publication/dataset.ts';
 import { closedBefore, type Publication } from '../publication/publication.ts';
 import { JSON_TYPE } from './answers.ts';
-import { datasetFileRoute, datasetRoute } from './data-declarations.ts';
+import { datasetFileRoute, datasetManifestRoute, datasetRoute } from './data-declarations.ts';
 import { FOREVER, type HotSource } from './hot-path.ts';
 import { CACHE, sendBytes, sendError } from './respond.ts';
 import { openRoute } from './route-kit.ts';
@@ -31,7 +31,7 @@ function readFileName(c: Context, file: string): FileName {
   return { ok: true, day: m[1] as string, ext: ext as DatasetExtension };
 }
 
-/** GET /api/dataset (the days with samples) and GET /api/dataset/{YYYY-MM-DD}.{parquet|csv}. */
+/** GET /api/dataset (the days with samples), /api/dataset/{YYYY-MM-DD}.json (a day's manifest) and /api/dataset/{YYYY-MM-DD}.{parquet|csv}. */
 export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => number): void {
   /**
    * The index changes with appends (today's row) and when a closed day is frozen (its grace period
@@ -59,6 +59,36 @@ export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => 
       unchanged(at),
     );
   });
+
+  // Before the file route, whose `{file}` would also match `{date}.json` (the first route that
+  // answers wins).
+  openRoute(
+    app,
+    datasetManifestRoute,
+    async (c, { params }) => {
+      const r = await pub.dataset.manifest(params.date);
+      if (r.kind === 'bad_date') return sendError(c, 400, 'bad_date', r.message);
+      if (r.kind !== 'ok') return sendError(c, 404, r.kind, r.message);
+      return sendBytes(
+        c,
+        {
+          body: r.body,
+          etag: r.etag,
+          contentType: JSON_TYPE,
+          cacheControl: CACHE.immutable,
+          headers: { 'x-snapshot-date': params.date },
+        },
+        FOREVER,
+      );
+    },
+    {
+      onInvalid: (c, v) => {
+        const day = v.kind === 'path' ? v.value : '';
+        const d = parseDay(day);
+        return sendError(c, 400, 'bad_date', d.ok ? `${day} is not a valid date.` : d.message);
+      },
+    },
+  );
 
   openRoute(
     app,

@@ -1,6 +1,7 @@
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
+import { escapeRegex } from '../core/samples.ts';
 import { MAX_QUERY_STRING, MAX_QUERY_VALUE } from './query.ts';
 import { sendError } from './respond.ts';
 
@@ -122,6 +123,7 @@ function compile(route: RouteConfig) {
   const params = (route.request?.params as Shape | undefined)?.shape;
   const queryShape = (route.request?.query as Shape | undefined)?.shape;
   const pathParams = Object.entries(params ?? {}) as [string, z.ZodType][];
+  const suffixes = paramSuffixes(route.path);
   const memo = new Map<string, QueryCheck>();
   const empty = queryShape ? checkQuery('', queryShape) : undefined;
   return (
@@ -131,7 +133,9 @@ function compile(route: RouteConfig) {
     | { ok: false; v: Violation; p: Record<string, string> } => {
     const p: Record<string, string> = {};
     for (const [name, schema] of pathParams) {
-      const value = c.req.param(name) as string;
+      const whole = c.req.param(name) as string;
+      const suffix = suffixes.get(name) ?? '';
+      const value = suffix !== '' && whole.endsWith(suffix) ? whole.slice(0, -suffix.length) : whole;
       const r = schema.safeParse(value);
       if (!r.success) return { ok: false, v: { kind: 'path', name, value }, p };
       p[name] = value;
@@ -182,7 +186,29 @@ export function openRoute<R extends RouteConfig>(
   });
 }
 
-/** `/api/stat/{slug}` → `/api/stat/:slug`. */
+/** A path parameter and the literal rest of its segment (`{date}.json`: `date`, `.json`). */
+const PARAM = /\{([^}]+)\}([^/{]*)/g;
+
+/**
+ * `/api/stat/{slug}` → `/api/stat/:slug`. Hono has no syntax for a parameter followed by a
+ * literal in its segment, so `{date}.json` becomes `:date{[^/]+\.json}`: the router matches the
+ * whole segment and the validator strips the suffix again (paramSuffixes).
+ */
 export function routingPath(path: string): string {
-  return path.replaceAll(/\{([^}]+)\}/g, ':$1');
+  return path.replaceAll(PARAM, (_m, name: string, suffix: string) =>
+    suffix === '' ? `:${name}` : `:${name}{[^/]+${escapeRegex(suffix)}}`,
+  );
+}
+
+/** The declared template of a router path (routingPath's inverse): `:date{[^/]+\.json}` → `{date}.json`. */
+export function declaredPath(routerPath: string): string {
+  return routerPath.replaceAll(
+    /:([A-Za-z0-9_]+)(?:\{\[\^\/\]\+([^}]*)\})?/g,
+    (_m, name: string, suffix: string | undefined) => `{${name}}${(suffix ?? '').replaceAll('\\', '')}`,
+  );
+}
+
+/** Each path parameter's literal suffix within its segment ('' for a whole segment). */
+function paramSuffixes(path: string): Map<string, string> {
+  return new Map([...path.matchAll(PARAM)].map((m) => [m[1] as string, m[2] as string]));
 }

@@ -12,6 +12,7 @@ import {
 import {
   chartRoute,
   datasetFileRoute,
+  datasetManifestRoute,
   datasetRoute,
   ogRoute,
   seriesRoute,
@@ -53,6 +54,7 @@ export const GET_ROUTES = [
   providerRoute,
   seriesRoute,
   datasetRoute,
+  datasetManifestRoute,
   datasetFileRoute,
   ogRoute,
   sparklineRoute,

@@ -1,9 +1,12 @@
 import { formatValue, marginPhrase } from '../core/format.ts';
+import type { Provenance } from '../core/provenance.ts';
 import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
+import { harnessSourceUrl } from '../core/source-url.ts';
 import { SPARKLINE_MIN_SPAN } from '../core/sparkline-svg.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import { DEFAULT_MIN_SAMPLES, orderStatRanks, SIGNIFICANCE, TAIL } from '../core/uncertainty.ts';
 import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
+import type { Site } from '../core/urls.ts';
 import { esc, layout } from './html.ts';
 
 /** "Leader and ties" → "leader-and-ties": a stable anchor other pages link to. */
@@ -27,6 +30,56 @@ const AS_OF = `<section id="as-of">
   'A window statistic has no single sample time: its headline says "p50 over 24h", the p50 over every sample of the 24 hours before the view was computed. In both cases "updated <time>" on a page is the newest sample behind the view, and a view whose newest sample is older than twice the cadence is marked stale.',
 )}</p>
 </section>`;
+
+/**
+ * The section #harness: today's provenance, as the live /api/citable publishes it (this build, the
+ * harness builds of the last 24 h with their cycles) and each spec's hash and source.
+ */
+function harnessSection(
+  specs: readonly BenchmarkSpec[],
+  site: Site,
+  provenance: Provenance | undefined,
+): string {
+  // The Stats' own rule (SOURCE_URL with {family} replaced), so the page and the JSON agree.
+  const sourceOf = (spec: BenchmarkSpec) => harnessSourceUrl(site, spec.family);
+  const code = (v: string | undefined) => (v ? `<code>${esc(v)}</code>` : '—');
+  const built = provenance
+    ? `This page and today's views were computed by version ${code(provenance.version)}, revision ${code(provenance.revision)}.`
+    : 'Provenance is not available right now.';
+  const builds = provenance?.measuredBy ?? [];
+  const measured =
+    builds.length === 0
+      ? '<p>No harness cycle was stored in the last 24 hours.</p>'
+      : `<table>
+<thead><tr><th>Harness version</th><th>Revision</th><th>Region</th><th>Cycles</th></tr></thead>
+<tbody>
+${builds.map((b) => `<tr><td>${code(b.version)}</td><td>${code(b.revision)}</td><td>${b.region ? esc(b.region) : '—'}</td><td>${b.cycles}</td></tr>`).join('\n')}
+</tbody>
+</table>`;
+  const hashes = provenance?.specs ?? {};
+  const rows = specs
+    .map(
+      (s) =>
+        `<tr><td><a href="/benchmarks/${esc(s.slug)}">${esc(s.slug)}</a></td><td>${code(hashes[s.slug])}</td><td><a href="${esc(sourceOf(s))}">${esc(sourceOf(s))}</a></td></tr>`,
+    )
+    .join('\n');
+  return `<section id="harness">
+<h2>Harness and provenance</h2>
+<p>${esc(
+    "Every cycle the harness stores, beside its cycle marker, harness_build_info{benchmark, version, revision, region} = 1: its package.json version, its git revision (CITEBENCH_REVISION, else the checkout's HEAD) and its HARNESS_REGION. Each view names the build that computed it and the builds that measured its window in site.provenance of /api/citable (the last 24 hours) and /api/citable/{date} (that UTC day, frozen with it); a closed day's dataset manifest, /api/dataset/{date}.json, and its Parquet metadata carry the same object. A spec's hash is the sha256 of the canonical JSON of the parsed spec with defaults applied, so comments, key order and quoting do not change it; an edit changes it from the next frozen day on, never a day already frozen. citebench spec-hash <file> prints it.",
+  )}</p>
+<p>${built}</p>
+<h3>Measured by, last 24 hours</h3>
+${measured}
+<h3>Specs</h3>
+<table>
+<thead><tr><th>Benchmark</th><th>sha256</th><th>Source</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+</section>`;
+}
 
 /** The fewest samples for which the q-quantile has an interval (6 for p50, 36 for p90, 368 for p99). */
 function fewestFor(q: number): number {
@@ -76,8 +129,9 @@ function uncertaintyRules(specs: readonly BenchmarkSpec[]): [string, string][] {
  */
 export function methodologyPage(
   specs: readonly BenchmarkSpec[],
-  site: { name: string; url: string; simulated?: boolean },
+  site: { name: string; url: string; simulated?: boolean; sourceUrl?: string },
   freezeGraceMinutes: number,
+  provenance?: Provenance,
 ): string {
   const rules: [string, string][] = [
     [
@@ -156,6 +210,7 @@ ${s.methodology.map((m) => `<li>${esc(m)}</li>`).join('\n')}
 ${rules.map(([t, d]) => `<dt id="${esc(anchor(t))}"><strong>${esc(t)}</strong></dt><dd>${esc(d)}</dd>`).join('\n')}
 </dl>
 ${AS_OF}
+${harnessSection(specs, { name: site.name, baseUrl: site.url, ...(site.sourceUrl ? { sourceUrl: site.sourceUrl } : {}) }, provenance)}
 ${benches}`,
   );
 }

@@ -261,25 +261,29 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
     },
   );
 
-  // Rendered per request from constants only; cheap, and it follows the simulated flag.
+  // Built from constants and today's provenance (the live index's): rendered once per index version.
   openRoute(
     app,
     methodologyPageRoute,
-    (c) => {
-      const key = `methodology:${pub.isSimulated}`;
-      const page = cache.get(key, () =>
-        methodologyPage(
-          pub.specs,
-          { name: siteName, url: pub.site.baseUrl, simulated: pub.isSimulated },
-          FREEZE_GRACE_MS / 60_000,
-        ),
-      );
-      const simulated = pub.isSimulated;
-      return html(c, page, CACHE.doc, {
-        valid: () => pub.isSimulated === simulated && cache.peek(key) === page,
-        group: null,
-      });
-    },
+    (c) =>
+      guard(c, async () => {
+        const served = pub.peekCitable() ?? (await pub.citable());
+        const key = `methodology:${pub.isSimulated}:${served.etag}`;
+        const page = cache.get(key, () =>
+          methodologyPage(
+            pub.specs,
+            {
+              name: siteName,
+              url: pub.site.baseUrl,
+              simulated: pub.isSimulated,
+              ...(pub.site.sourceUrl ? { sourceUrl: pub.site.sourceUrl } : {}),
+            },
+            FREEZE_GRACE_MS / 60_000,
+            served.value.site.provenance,
+          ),
+        );
+        return html(c, page, CACHE.live, pageSource(key, page, [served], ANY_BENCHMARK));
+      }),
     hidden,
   );
 

@@ -1,4 +1,5 @@
 import type { CitableIndex, Stat } from '../core/api-schemas.ts';
+import type { Provenance } from '../core/provenance.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import { citableRow } from '../core/stat.ts';
 import type { Site } from '../core/urls.ts';
@@ -12,6 +13,7 @@ export function citableIndex(
   bySlug: ReadonlyMap<string, BenchmarkSpec>,
   site: Site,
   snapshotDate: string | null,
+  provenance?: Provenance,
 ): CitableIndex {
   const live = stats.filter((s) => bySlug.get(s.slug)?.status === 'live');
   return {
@@ -22,6 +24,7 @@ export function citableIndex(
       snapshotDate,
       ...(site.simulated === true ? { simulated: true as const } : {}),
       ...(stats.some((s) => s.degraded) ? { degraded: true as const } : {}),
+      ...(provenance ? { provenance } : {}),
     },
     count: live.length,
     benchmarks: live.map(citableRow),

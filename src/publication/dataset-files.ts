@@ -41,8 +41,21 @@ export function sha256Hex(b: Uint8Array): string {
 /** The dataset writer's own DuckDB: one thread, so the bytes are the same on every write. */
 const DATASET_DUCKDB = { threads: '1' } as const;
 
-export function writeDatasetFiles(samples: readonly Sample[]): Promise<DatasetFiles> {
-  return writeDatasetFilesFrom([samples]);
+export function writeDatasetFiles(
+  samples: readonly Sample[],
+  kvMetadata: Readonly<Record<string, string>> = {},
+): Promise<DatasetFiles> {
+  return writeDatasetFilesFrom([samples], kvMetadata);
+}
+
+/** A SQL string literal (quotes doubled): metadata values carry label values a harness chose. */
+const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+/** DuckDB's `KV_METADATA {…}` option, keys sorted so the same metadata gives the same bytes. */
+function kvOption(kv: Readonly<Record<string, string>>): string {
+  const keys = Object.keys(kv).sort();
+  if (keys.length === 0) return '';
+  return `, KV_METADATA {${keys.map((k) => `${quoteIdent(k)}: ${sqlString(kv[k] as string)}`).join(', ')}}`;
 }
 
 /**
@@ -57,6 +70,8 @@ export function writeDatasetFiles(samples: readonly Sample[]): Promise<DatasetFi
  */
 export async function writeDatasetFilesFrom(
   batches: AsyncIterable<readonly Sample[]> | Iterable<readonly Sample[]>,
+  /** Key-value metadata of the Parquet file (the day's provenance and licences); the CSV has none. */
+  kvMetadata: Readonly<Record<string, string>> = {},
 ): Promise<DatasetFiles> {
   const instance = await DuckDBInstance.create(':memory:', DATASET_DUCKDB);
   const dir = await mkdtemp(join(tmpdir(), 'citebench-dataset-'));
@@ -115,8 +130,10 @@ export async function writeDatasetFilesFrom(
       // A row group per ~1M rows (1,000 benchmarks make two a day); with one thread the split is
       // the same on every write. Changing it would change the bytes of days frozen from now on.
       await conn.run(
-        `COPY (${query}) TO '${parquetPath}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)`,
+        `COPY (${query}) TO '${parquetPath}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000${kvOption(kvMetadata)})`,
       );
+      // No comment lines: they break CSV readers, so the header stays line 1 (provenance lives in the
+      // Parquet metadata and the day's manifest).
       await conn.run(`COPY (${query}) TO '${csvPath}' (FORMAT csv, HEADER true)`);
       const parquet = new Uint8Array(await readFile(parquetPath));
       const csv = new Uint8Array(await readFile(csvPath));
@@ -126,6 +143,30 @@ export async function writeDatasetFilesFrom(
         csv,
         sha256: { parquet: sha256Hex(parquet), csv: sha256Hex(csv) },
       };
+    } finally {
+      conn.closeSync();
+    }
+  } finally {
+    instance.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The key-value metadata of a Parquet file, decoded as UTF-8 (tests and readers of a day's file). */
+export async function parquetKvMetadata(parquet: Uint8Array): Promise<Record<string, string>> {
+  const instance = await DuckDBInstance.create(':memory:', DATASET_DUCKDB);
+  const dir = await mkdtemp(join(tmpdir(), 'citebench-dataset-'));
+  try {
+    const conn = await instance.connect();
+    try {
+      const path = join(dir, 'day.parquet');
+      await writeFile(path, parquet);
+      const r = await conn.runAndReadAll(
+        `SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${path}') ORDER BY k`,
+      );
+      const out: Record<string, string> = {};
+      for (const row of r.getRowObjects()) out[String(row.k)] = String(row.v);
+      return out;
     } finally {
       conn.closeSync();
     }

@@ -3,15 +3,16 @@ import { canonicalJson } from '../core/canonical-json.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
 import { etagOf } from '../core/hash.ts';
 import { STORED_METRIC_NAMES } from '../core/metric-names.ts';
+import type { Provenance } from '../core/provenance.ts';
 import type { Sample } from '../core/samples.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
 import { specMetrics } from './compute.ts';
+import { csvFromParquet, type DatasetFiles, sha256Hex, writeDatasetFilesFrom } from './dataset-files.ts';
+import { datasetManifest, parquetMetadata } from './dataset-manifest.ts';
 
 const HOUR_MS = 3_600_000;
-
-import { csvFromParquet, type DatasetFiles, sha256Hex, writeDatasetFilesFrom } from './dataset-files.ts';
 
 export const DATASET_EXTENSIONS = ['parquet', 'csv'] as const;
 export type DatasetExtension = (typeof DATASET_EXTENSIONS)[number];
@@ -53,11 +54,19 @@ export interface DatasetDeps {
   >;
   /** First UTC day with any sample, or null (read once by the publication). */
   firstDay(): Promise<number | null>;
+  /** A frozen day's site.provenance, or null when its index has none (frozen before it was published). */
+  frozenProvenance(day: string): Promise<Provenance | null>;
 }
+
+export type DatasetManifestResult =
+  | { kind: 'ok'; body: Uint8Array<ArrayBuffer>; etag: string }
+  | { kind: 'bad_date' | 'not_frozen' | 'no_data'; message: string };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const metaKey = (day: string) => `dataset:${day}.json`;
+/** The public manifest, stored apart from the internal meta (which keeps its key and bytes). */
+const manifestKey = (day: string) => `dataset-manifest:${day}.json`;
 const fileKey = (day: string, ext: DatasetExtension) => `dataset:${day}.${ext}`;
 const isoDay = (start: number) => new Date(start).toISOString().slice(0, 10);
 
@@ -138,9 +147,12 @@ export class DatasetPublisher {
     }
   }
 
-  /** The files of any day, built now from the store (the CLI export of days not frozen). */
-  build(start: number): Promise<DatasetFiles> {
-    return writeDatasetFilesFrom(this.samplesOf(start));
+  /**
+   * The files of any day, built now from the store (the CLI export of days not frozen, today's);
+   * the Parquet carries the licences and `provenance` (null until the day is frozen).
+   */
+  build(start: number, provenance: Provenance | null = null): Promise<DatasetFiles> {
+    return writeDatasetFilesFrom(this.samplesOf(start), parquetMetadata(provenance));
   }
 
   private todayFiles(day: string, start: number): Promise<DatasetFiles> {
@@ -176,7 +188,9 @@ export class DatasetPublisher {
       if (existing) return existing;
       const parsed = parseDay(day);
       if (!parsed.ok) throw new Error(parsed.message);
-      const files = await this.build(parsed.start);
+      // The day's provenance as its index froze it (the snapshots freeze before the dataset).
+      const provenance = await this.deps.frozenProvenance(day);
+      const files = await this.build(parsed.start, provenance);
       if (files.rows > 0) {
         const b64 = encoder.encode(Buffer.from(files.parquet).toString('base64'));
         await this.deps.store.putSnapshot(fileKey(day, 'parquet'), b64, etagOf(files.parquet));
@@ -184,6 +198,11 @@ export class DatasetPublisher {
         if (sha256Hex(await csvFromParquet(files.parquet)) !== files.sha256.csv) {
           throw new Error(`${day}: the CSV derived from the Parquet differs from the CSV written`);
         }
+        await this.putManifest(
+          day,
+          { rows: files.rows, sha256: files.sha256.parquet, csvSha256: files.sha256.csv },
+          provenance,
+        );
       }
       const meta: DayMeta = { rows: files.rows, sha256: files.sha256.parquet, csvSha256: files.sha256.csv };
       const body = encoder.encode(canonicalJson(meta));
@@ -194,6 +213,39 @@ export class DatasetPublisher {
     })().finally(() => this.freezing.delete(day));
     this.freezing.set(day, p);
     return p;
+  }
+
+  /** Stores a day's manifest once (an existing one is never rewritten); returns the stored bytes. */
+  private async putManifest(
+    day: string,
+    meta: DayMeta,
+    provenance: Provenance | null,
+  ): Promise<{ body: Uint8Array; etag: string }> {
+    const sha = { parquet: meta.sha256, csv: meta.csvSha256 };
+    const manifest = datasetManifest(day, meta.rows, this.deps.site().baseUrl, sha, provenance);
+    const body = encoder.encode(canonicalJson(manifest));
+    return this.deps.store.putSnapshot(manifestKey(day), body, etagOf(body));
+  }
+
+  /**
+   * GET /api/dataset/{day}.json: a closed day's manifest, frozen with its files. A day whose files
+   * were frozen before manifests existed gets one now, once, from its recorded rows and hashes and
+   * with provenance null (its index had none); its bytes never change after.
+   */
+  async manifest(day: string): Promise<DatasetManifestResult> {
+    const d = await this.deps.checkDay(day);
+    if (d.kind === 'bad_date' || d.kind === 'not_frozen') return d;
+    if (d.kind === 'today') {
+      return {
+        kind: 'not_frozen',
+        message: `${day} is today: its manifest is frozen with its files once the day closes (00:00 UTC plus grace).`,
+      };
+    }
+    const meta = await this.freeze(day);
+    if (meta.rows === 0) return { kind: 'no_data', message: `${day} has no samples.` };
+    const stored =
+      (await this.deps.store.getSnapshot(manifestKey(day))) ?? (await this.putManifest(day, meta, null));
+    return { kind: 'ok', body: stored.body as Uint8Array<ArrayBuffer>, etag: stored.etag };
   }
 
   /** Freezes every closed day from the first with data (the freezer runs this after the snapshots). */
@@ -264,6 +316,7 @@ export class DatasetPublisher {
       csv: `${base}/api/dataset/${day}.csv`,
       sha256: meta.sha256,
       csvSha256: meta.csvSha256,
+      ...(frozen ? { manifest: `${base}/api/dataset/${day}.json` } : {}),
     });
     const today = dayStart(this.deps.clock());
     for (let d = first; d <= today; d += DAY_MS) {

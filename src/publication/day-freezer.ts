@@ -1,12 +1,14 @@
 import type { CitableIndex, Stat } from '../core/api-schemas.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
+import type { Provenance } from '../core/provenance.ts';
 import type { Site } from '../core/urls.ts';
 import { putSnapshots } from '../store/sample-store.ts';
 import { citableIndex } from './citable-index.ts';
 import { computeStat, specMetrics } from './compute.ts';
 import { auditEntries, auditKey, parseSite, siteEntry, siteKey, siteOfFrozenStat } from './day-records.ts';
 import { FreezeRetry } from './freeze-retry.ts';
+import { readProvenance } from './provenance-read.ts';
 import { type ServedText, serveText } from './served.ts';
 import { guarded } from './store-guard.ts';
 import { type PublicationContext, type Served, UnknownBenchmarkError } from './types.ts';
@@ -215,6 +217,14 @@ export class DayFreezer {
     return { kind: 'ok', served };
   }
 
+  /** A frozen day's site.provenance, or null when its index has none or is not frozen. */
+  async frozenProvenance(day: string): Promise<Provenance | null> {
+    const served = await this.readFrozen(`citable:${day}`);
+    if (!served) return null;
+    const index = JSON.parse(new TextDecoder().decode(served.body)) as CitableIndex;
+    return index.site.provenance ?? null;
+  }
+
   /** The site a frozen day was published under (what its dated citations are built from). */
   async frozenSite(day: string): Promise<Site | null> {
     const served = await this.readFrozen(siteKey(day));
@@ -249,7 +259,9 @@ export class DayFreezer {
         ...(await auditEntries(store, specs, day, parsed.start, site)),
         siteEntry(day, site),
       ]);
-      const index = serveText(canonicalJson(citableIndex(stats, this.opts.bySlug, site, day)));
+      // The day's builds: every harness_build_info sample stamped within it (the Stats' own window).
+      const provenance = await readProvenance(this.opts, parsed.start - 1, dayEnd(parsed.start));
+      const index = serveText(canonicalJson(citableIndex(stats, this.opts.bySlug, site, day, provenance)));
       await store.putSnapshot(`citable:${day}`, index.body, index.etag);
     }).finally(() => this.freezing.delete(day));
     this.freezing.set(day, p);

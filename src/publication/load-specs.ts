@@ -1,5 +1,5 @@
 import { access, readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { parseProviderCatalogue } from '../core/provider-catalogue.ts';
 import { type ProviderInfo, registerProviderCatalogue } from '../core/providers.ts';
@@ -51,4 +51,13 @@ export async function loadSpecs(dir: string): Promise<BenchmarkSpec[]> {
   }
   checkSpecSet(specs);
   return specs.sort((a, b) => a.number.localeCompare(b.number));
+}
+
+/**
+ * One spec file, parsed and checked as loadSpecs would (its folder's provider catalogue first,
+ * when it has one); throws SpecError naming the file and the problem.
+ */
+export async function loadSpecFile(path: string): Promise<BenchmarkSpec> {
+  await loadProviderCatalogue(dirname(path));
+  return parseSpec(path, await readYaml(path));
 }

@@ -1,3 +1,4 @@
+import { processBuildInfo } from '../build-info.ts';
 import type { Config } from '../config.ts';
 import type {
   Audit,
@@ -10,7 +11,9 @@ import type {
   Series,
   Stat,
 } from '../core/api-schemas.ts';
+import type { BuildInfo, Provenance } from '../core/provenance.ts';
 import type { SeriesRange } from '../core/series.ts';
+import { specHashes } from '../core/spec-hash.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
@@ -46,6 +49,8 @@ export interface PublicationOptions {
   readonly clock?: () => number;
   /** Live views are recomputed at least this often, since the 24 h window slides. */
   readonly maxViewAgeMs?: number;
+  /** The build named in every view's provenance: this process's (package.json, git) when omitted. */
+  readonly build?: BuildInfo;
 }
 
 /**
@@ -80,6 +85,8 @@ export class Publication implements PublicationApi {
       store: opts.store,
       clock: opts.clock ?? Date.now,
       site: () => this.site,
+      build: opts.build ?? processBuildInfo(),
+      specHashes: specHashes(opts.specs),
     };
     this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000);
     this.days = new DayFreezer({ ...ctx, liveIndex: () => this.views.citable() });
@@ -120,6 +127,7 @@ export class Publication implements PublicationApi {
       clock: ctx.clock,
       checkDay: (day) => this.days.checkDay(day),
       firstDay: () => this.days.firstDay(),
+      frozenProvenance: (day) => this.days.frozenProvenance(day),
     });
   }
 
@@ -225,6 +233,11 @@ export class Publication implements PublicationApi {
 
   citable(): Promise<Served<CitableIndex>> {
     return this.views.citable();
+  }
+
+  /** Today's provenance (the live index's): this build, its specs' hashes, the last 24 h's harness builds. */
+  async provenance(): Promise<Provenance | undefined> {
+    return (await this.citable()).value.site.provenance;
   }
 
   peekCitable(): Served<CitableIndex> | undefined {

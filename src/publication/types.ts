@@ -1,4 +1,5 @@
 import type { CitableIndex, Compare, Filters, Series, Stat } from '../core/api-schemas.ts';
+import type { BuildInfo } from '../core/provenance.ts';
 import type { SeriesRange } from '../core/series.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
@@ -22,6 +23,10 @@ export interface PublicationContext {
   readonly clock: () => number;
   /** Site name, base URL and whether the data is simulated, as of now (it can turn simulated). */
   readonly site: () => Site;
+  /** The build of this service: its views' provenance names it. */
+  readonly build: BuildInfo;
+  /** `{slug: sha256}` of `specs` (src/core/spec-hash.ts), computed once. */
+  readonly specHashes: Readonly<Record<string, string>>;
 }
 
 export type FilterResolution =

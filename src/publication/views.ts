@@ -4,6 +4,7 @@ import { DAY_MS } from '../core/dates.ts';
 import { buildFeatured } from '../core/featured.ts';
 import { llmsTxt } from '../core/llms-txt.ts';
 import { llmContextMarkdown } from '../core/markdown.ts';
+import type { Provenance } from '../core/provenance.ts';
 import { providerName } from '../core/providers.ts';
 import type { SeriesRange } from '../core/series.ts';
 import { DIMENSION_NAMES } from '../core/spec-schema.ts';
@@ -13,10 +14,17 @@ import { checkComparePair } from './compare-pair.ts';
 import { compareRowFor } from './compare-rows.ts';
 import { computeStat } from './compute.ts';
 import { LastGoodStats } from './last-good.ts';
+import { readProvenance } from './provenance-read.ts';
 import { computeSeries } from './series-view.ts';
 import { type ServedText, serve, serveText } from './served.ts';
 import { guarded } from './store-guard.ts';
-import { type CompareResult, type PublicationContext, type Served, UnknownBenchmarkError } from './types.ts';
+import {
+  type CompareResult,
+  type PublicationContext,
+  type Served,
+  UnavailableError,
+  UnknownBenchmarkError,
+} from './types.ts';
 import { ViewCache } from './view-cache.ts';
 
 /** The group of views built from every benchmark (index, llm-context, featured, compare). */
@@ -58,6 +66,8 @@ export class Views {
   private readonly lastGood: LastGoodStats;
   /** Every provider slug some spec measures (compare validates against it without a scan). */
   private readonly measured: ReadonlySet<string>;
+  /** The newest live provenance read, served while the store cannot be read. */
+  private lastProvenance: Provenance | undefined;
 
   /** `maxViewAgeMs`: live views are recomputed at least this often, since the 24 h window slides. */
   constructor(
@@ -215,11 +225,26 @@ export class Views {
     return this.aggregates.peek('citable') as Served<CitableIndex> | undefined;
   }
 
+  /**
+   * The provenance of the last 24 h. A store that cannot be read gives the last one read (the
+   * index is served degraded from the last good Stats then, and says so), or none before any.
+   */
+  private async liveProvenance(now: number): Promise<Provenance | undefined> {
+    try {
+      this.lastProvenance = await guarded(() => readProvenance(this.ctx, now - DAY_MS, now));
+    } catch (e) {
+      if (!(e instanceof UnavailableError)) throw e;
+    }
+    return this.lastProvenance;
+  }
+
   /** The live index of /api/citable. */
   citable(): Promise<Served<CitableIndex>> {
-    return this.aggregates.get('citable', ALL, async () =>
-      serve(citableIndex(await this.allStats(), this.ctx.bySlug, this.ctx.site(), null)),
-    ) as Promise<Served<CitableIndex>>;
+    return this.aggregates.get('citable', ALL, async () => {
+      const now = this.ctx.clock();
+      const [stats, provenance] = await Promise.all([this.allStats(), this.liveProvenance(now)]);
+      return serve(citableIndex(stats, this.ctx.bySlug, this.ctx.site(), null, provenance));
+    }) as Promise<Served<CitableIndex>>;
   }
 
   llmContext(): Promise<ServedText> {

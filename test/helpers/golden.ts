@@ -17,6 +17,14 @@ import { createService, type Service } from '../../src/service.ts';
 /** 2026-11-20T12:07:00Z: a fixed "now" seven minutes past a trade slot, so no cycle is due. */
 export const GOLDEN_NOW = Date.UTC(2026, 10, 20, 12, 7, 0);
 export const GOLDEN_SEED = 42;
+/**
+ * The build the golden demo's service and harnesses name in provenance: pinned, since the real
+ * revision (git HEAD) changes with every commit and would change the published bytes with it.
+ */
+export const GOLDEN_BUILD = {
+  version: '0.1.0',
+  revision: '0000000000000000000000000000000000000000',
+} as const;
 export const GOLDEN_FILE = resolve(import.meta.dirname, '../fixtures/golden.json');
 /** The OpenAPI document is compared parsed (semantically), so it is kept whole beside the corpus. */
 export const GOLDEN_OPENAPI_FILE = resolve(import.meta.dirname, '../fixtures/golden-openapi.json');
@@ -209,9 +217,14 @@ export function goldenRequests(): GoldenRequest[] {
     '2026-11-20.csv',
     '2020-01-01.csv',
     `${CLOSED}.json`,
+    `${OLDER}.json`,
+    '2026-11-20.json',
+    '2026-02-30.json',
+    '2020-01-01.json',
     'nope',
   ])
     rows.push(get(`/api/dataset/${f}`));
+  rows.push(get(`/api/dataset/${CLOSED}.json`, { ifNoneMatch: true }));
   rows.push({ method: 'HEAD', path: `/api/dataset/${CLOSED}.parquet` });
 
   // Images.
@@ -355,6 +368,7 @@ export async function startGoldenDemo(opts: { benchmarksDir?: string } = {}): Pr
     inMemory: true,
     clock: () => GOLDEN_NOW,
     routes: defaultRoutes,
+    build: GOLDEN_BUILD,
   });
   const demo = await startHarnessDemo({
     store: service.store,
@@ -365,6 +379,7 @@ export async function startGoldenDemo(opts: { benchmarksDir?: string } = {}): Pr
     now: GOLDEN_NOW,
     // One hour of the json-rpc family's slots (the demo's six would add half a minute to every run).
     rpcBackfillMs: 3_600_000,
+    build: GOLDEN_BUILD,
   });
   await demo.stop();
   await service.publication.freezeClosedDays();

@@ -1,4 +1,5 @@
 import { testConfig } from '../../src/config.ts';
+import type { BuildInfo } from '../../src/core/provenance.ts';
 import type { Sample } from '../../src/core/samples.ts';
 import { buildDataset } from '../../src/demo/dataset.ts';
 import { createLogger } from '../../src/log.ts';
@@ -16,7 +17,7 @@ export interface Running {
 
 /** A real service on a real socket (port 0), in-memory store, fixed clock. */
 export async function startServer(
-  opts: { samples?: readonly Sample[]; simulated?: boolean; sourceUrl?: string } = {},
+  opts: { samples?: readonly Sample[]; simulated?: boolean; sourceUrl?: string; build?: BuildInfo } = {},
 ): Promise<Running> {
   const clock = { now: NOW };
   const config = testConfig({
@@ -33,6 +34,7 @@ export async function startServer(
     inMemory: true,
     clock: () => clock.now,
     routes: defaultRoutes,
+    ...(opts.build ? { build: opts.build } : {}),
   });
   const samples = opts.samples ?? buildDataset({ seed: 7, days: 3, end: NOW });
   if (samples.length) await service.store.append(samples);

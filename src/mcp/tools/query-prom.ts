@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { FAMILIES, type FamilyShape, HARNESS_CYCLE_METRIC, STORED_METRIC_NAMES } from '../../core/family.ts';
+import {
+  FAMILIES,
+  type FamilyShape,
+  HARNESS_BUILD_INFO_METRIC,
+  HARNESS_CYCLE_METRIC,
+  STORED_METRIC_NAMES,
+} from '../../core/family.ts';
 import { PromQueryError } from '../promql/errors.ts';
 import type { PromResult } from '../promql/result.ts';
 import { DEFAULT_LOOKBACK_MS } from '../promql/store-engine.ts';
@@ -16,7 +22,10 @@ const MAX_WINDOW_SEC = 604_800;
  */
 function samplesGuide(families: readonly FamilyShape[]) {
   const labels = families.flatMap((f) => f.metrics.map((m) => `${m.name} {${m.labels.join(', ')}}`));
-  labels.push(`${HARNESS_CYCLE_METRIC} {benchmark}`);
+  labels.push(
+    `${HARNESS_CYCLE_METRIC} {benchmark}`,
+    `${HARNESS_BUILD_INFO_METRIC} {benchmark, version, revision}`,
+  );
   const latest = families.find((f) => f.derivation === 'latest')?.metrics[0];
   const window = families.find((f) => f.derivation === 'window')?.metrics[0];
   const cellLabel = window?.labels.find((l) => l !== 'provider');

@@ -113,6 +113,8 @@ function concretize(template: string, v: Values): RouteCase[] {
       ];
     case '/api/series/:slug':
       return one(`/api/series/${slug}`);
+    case '/api/dataset/:date{[^/]+\\.json}':
+      return one(`/api/dataset/${v.day}.json`);
     case '/api/dataset/:file':
       return one(`/api/dataset/${v.day}.csv`);
     case '/api/og/:slug':

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { BuildInfo } from './core/provenance.ts';
 
 /** A git object name (sha1 or sha256), so nothing else a `git` on the path prints is published. */
@@ -7,10 +8,14 @@ const REVISION = /^[0-9a-f]{7,64}$/;
 
 /**
  * This process's build (issue 25): `version` from package.json; `revision` from CITEBENCH_REVISION,
- * else `git rev-parse HEAD` when the working directory is a checkout, else absent. Read once: git
+ * else `git rev-parse HEAD` when the package's own folder is a checkout (not the caller's working
+ * directory, which may be another repository), else absent. Read once: git
  * costs a process spawn (~5 ms), and the answer cannot change while the code runs.
  */
-export function readBuildInfo(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): BuildInfo {
+export function readBuildInfo(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = fileURLToPath(new URL('..', import.meta.url)),
+): BuildInfo {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };

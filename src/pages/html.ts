@@ -56,6 +56,7 @@ main{max-width:1080px;margin:0 auto;padding:22px 20px 64px}
 svg.spark{display:block;width:100%;height:auto;max-width:100%}
 .wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid var(--line);border-radius:10px;background:var(--card)}
 table{width:100%;border-collapse:collapse;font-size:.93rem}th,td{padding:8px 10px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;overflow-wrap:normal}
+.breaks td{white-space:normal;word-break:break-all;text-align:left}
 tr:last-child td{border-bottom:0}th{font-size:.76rem;color:var(--muted);font-weight:600;background:var(--soft);text-align:right}
 th.l,td.l{text-align:left}td.name{text-align:left;white-space:normal;min-width:9em}tr.off td{color:var(--muted)}
 @media (max-width:520px){td.name{min-width:7em}th,td{padding:8px 7px}th{white-space:normal}}

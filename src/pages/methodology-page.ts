@@ -50,12 +50,12 @@ function harnessSection(
   const measured =
     builds.length === 0
       ? '<p>No harness cycle was stored in the last 24 hours.</p>'
-      : `<table>
+      : `<div class="wrap"><table>
 <thead><tr><th>Harness version</th><th>Revision</th><th>Region</th><th>Cycles</th></tr></thead>
 <tbody>
 ${builds.map((b) => `<tr><td>${code(b.version)}</td><td>${code(b.revision)}</td><td>${b.region ? esc(b.region) : '—'}</td><td>${b.cycles}</td></tr>`).join('\n')}
 </tbody>
-</table>`;
+</table></div>`;
   const hashes = provenance?.specs ?? {};
   const rows = specs
     .map(
@@ -72,12 +72,12 @@ ${builds.map((b) => `<tr><td>${code(b.version)}</td><td>${code(b.revision)}</td>
 <h3>Measured by, last 24 hours</h3>
 ${measured}
 <h3>Specs</h3>
-<table>
+<div class="wrap"><table class="breaks">
 <thead><tr><th>Benchmark</th><th>sha256</th><th>Source</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
-</table>
+</table></div>
 </section>`;
 }
 

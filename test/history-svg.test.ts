@@ -180,4 +180,40 @@ describe('chart axes', () => {
       }
     }
   });
+
+  it('no two date labels overlap, also when the last midnight sits at the right edge (a label anchored at its end)', () => {
+    const extents = (svg: string) =>
+      [
+        ...svg.matchAll(
+          /<text x="([^"]*)" y="[^"]*" font-size="([^"]*)"[^>]*text-anchor="([a-z]*)" class="xtick">([^<]*)</g,
+        ),
+      ].map((m) => {
+        const x = Number(m[1]);
+        const w = (m[4] ?? '').length * 0.6 * Number(m[2]);
+        const from = m[3] === 'start' ? x : m[3] === 'end' ? x - w : x - w / 2;
+        return [from, from + w] as const;
+      });
+    // Evaluated 2 h after a midnight: that midnight's label is pushed left by the chart's edge.
+    const end = Math.floor(NOW / DAY) * DAY + 2 * H;
+    for (const range of ['7d', '30d', '90d'] as const) {
+      const g = seriesGrid(range, end);
+      const values = g.map((_, i) => 50 + (i % 5));
+      const svg = renderHistorySvg(
+        input({
+          range,
+          stepMs: SERIES_GRIDS[range].stepMs,
+          timestamps: g,
+          providers: [{ slug: 'alchemy', name: 'Alchemy', color: '#4e79a7', values }],
+        }),
+      );
+      const e = extents(svg);
+      expect(e.length, range).toBeGreaterThanOrEqual(3);
+      for (let i = 1; i < e.length; i++) {
+        expect(
+          (e[i]?.[0] ?? 0) - (e[i - 1]?.[1] ?? 0),
+          `${range}: label ${i} runs into label ${i - 1}`,
+        ).toBeGreaterThan(0);
+      }
+    }
+  });
 });

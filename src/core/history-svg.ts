@@ -196,12 +196,18 @@ export function renderHistorySvg(input: HistoryChartInput): string {
   }
   // Time ticks at UTC midnights, as many as fit without touching ("Nov 21" is ~6 characters).
   const maxLabels = Math.max(2, Math.floor(plotW / (7 * CHAR * TICK_FONT + 8)));
+  let labelledTo = Number.NEGATIVE_INFINITY;
   for (const d of dayTicks(t0, t1, maxLabels)) {
     const x = xOf(d.t);
     grid.push(`<line x1="${num(x)}" y1="${PLOT.top}" x2="${num(x)}" y2="${bottom}"/>`);
     // Labels near the ends are anchored inside the chart rather than cut by its edge.
     const half = (d.label.length * CHAR * TICK_FONT) / 2;
     const anchor = x - half < left - 8 ? 'start' : x + half > W ? 'end' : 'middle';
+    // An end-anchored label moves left by half its width and could run into its neighbour: then
+    // the gridline stays and the label is left out (two dates printed over each other read as one).
+    const from = anchor === 'start' ? x : anchor === 'end' ? x - 2 * half : x - half;
+    if (from < labelledTo + 4) continue;
+    labelledTo = from + 2 * half;
     out.push(
       text(
         x,

@@ -9,9 +9,11 @@ import {
   type Stat,
 } from '../src/core/api-schemas.ts';
 import { DAY_MS, dayEnd, dayStart } from '../src/core/dates.ts';
+import { buildProviderProfile } from '../src/core/provider-profile.ts';
 import { PROVIDERS } from '../src/core/providers.ts';
 import { round6 } from '../src/core/stats.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
+import { providerPage } from '../src/pages/provider-page.ts';
 import { fixture, NOW } from './helpers/fixture.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
@@ -119,6 +121,54 @@ describe('GET /api/providers/{slug}', () => {
         .sort();
       expect(p.asOf).toBe(times.at(-1) ?? null);
     }
+  });
+
+  it("a leader's entry names the providers statistically tied with it; its page says so", async () => {
+    for (const spec of srv.service.specs) {
+      const stat = await json<Stat>(srv, `/api/stat/${spec.slug}`);
+      const tied = stat.rankings.filter((r) => r.tiedWithLeader === true).map((r) => r.slug);
+      for (const row of stat.rankings) {
+        const p = await json<ProviderProfile>(srv, `/api/providers/${row.slug}`);
+        const b = p.benchmarks.find((x) => x.slug === spec.slug);
+        const leads = stat.leader?.slug === row.slug;
+        expect(b?.tiedAtTop, `${row.slug} on ${spec.slug}`).toEqual(leads ? tied : []);
+        if (leads && tied.length > 0) {
+          const html = await (await srv.get(`/providers/${row.slug}`)).text();
+          const card = html
+            .split('data-testid="profile-benchmark"')
+            .find((c) => c.includes(`data-slug="${spec.slug}"`));
+          expect(card).toContain(`Statistically tied at the top with ${PROVIDERS.get(tied[0] ?? '')?.name}`);
+        }
+      }
+    }
+    // The fixture's tops happen to be separable , so the tie itself is exercised
+    // on a copy of a real Stat whose second and third rows are tied with the leader.
+    const stat = await json<Stat>(srv, '/api/stat/token-trade-coverage');
+    const [top, second, third] = stat.rankings;
+    if (!top || !second || !third) throw new Error('the fixture ranks three providers');
+    const tiedStat: Stat = {
+      ...stat,
+      rankings: stat.rankings.map((r) => (r === second || r === third ? { ...r, tiedWithLeader: true } : r)),
+    };
+    const info = PROVIDERS.get(top.slug);
+    if (!info) throw new Error('catalogue provider');
+    const profile = buildProviderProfile({
+      provider: info,
+      stats: [tiedStat],
+      weekAgo: { date: '2026-11-13', stats: new Map() },
+      site: { name: 'Bench', baseUrl: 'http://bench.test' },
+      day: null,
+      simulated: false,
+    });
+    expect(profile.benchmarks[0]?.tiedAtTop).toEqual([second.slug, third.slug]);
+    const html = providerPage(profile, {
+      siteName: 'Bench',
+      url: 'http://bench.test/providers/x',
+      day: null,
+    });
+    expect(html).toContain(
+      `Statistically tied at the top with ${PROVIDERS.get(second.slug)?.name} and ${PROVIDERS.get(third.slug)?.name}`,
+    );
   });
 
   it('names a leader with a null compare link and a follower with one to the leader', async () => {

@@ -40,6 +40,11 @@ export const profileBenchmarkSchema = z.object({
   tiedWithLeader: z
     .boolean()
     .describe("True when the Stat row is statistically tied with the leader (the leader's own row: false)."),
+  tiedAtTop: z
+    .array(z.string())
+    .describe(
+      "On the leader's entry: the providers statistically tied with it (their rows' tiedWithLeader), so a lead the data cannot support is never shown alone; empty otherwise.",
+    ),
   successRate: z.number().min(0).max(100).nullable(),
   sampleSize: z.int().min(0),
   weekAgo: z

@@ -80,6 +80,10 @@ function benchmarkEntry(stat: Stat, i: ProfileInput): ProfileBenchmark {
     value,
     ci95: row?.ci95?.p50 ?? null,
     tiedWithLeader: row?.tiedWithLeader === true,
+    tiedAtTop:
+      leader !== null && leader.slug === slug
+        ? stat.rankings.filter((r) => r.tiedWithLeader === true).map((r) => r.slug)
+        : [],
     successRate: row ? row.successRate : null,
     sampleSize: row ? row.sampleSize : 0,
     weekAgo,

@@ -1,5 +1,6 @@
 import type { ProfileBenchmark, ProviderProfile, UnrankedReason } from '../core/api-schemas.ts';
-import { formatValue } from '../core/format.ts';
+import { formatValue, listed } from '../core/format.ts';
+import { PROVIDERS } from '../core/providers.ts';
 import { agoTime, esc, layout } from './html.ts';
 import { fmt, pathOf, unitLabel, valueWithCi } from './view-parts.ts';
 
@@ -40,9 +41,12 @@ function benchmarkCard(b: ProfileBenchmark, name: string): string {
     b.value === null
       ? '<span class="muted">–</span>'
       : `<strong>${valueWithCi(b.value, b.ci95, b.unit)}</strong>`;
+  const others = b.tiedAtTop.map((p) => PROVIDERS.get(p)?.name ?? p);
   const tied = b.tiedWithLeader
     ? `<p class="muted small" data-testid="tied-note">Statistically tied with the leader: the data cannot separate ${esc(name)} from it.</p>`
-    : '';
+    : others.length > 0
+      ? `<p class="muted small" data-testid="tied-note">Statistically tied at the top with ${esc(listed(others))}: the data cannot separate ${esc(name)} from ${others.length === 1 ? 'it' : 'them'}.</p>`
+      : '';
   const facts = [
     `<li>p50 (${esc(unitLabel(b.unit))}): ${value}</li>`,
     `<li>Success rate: ${b.successRate === null ? '–' : `${esc(String(b.successRate))}%`}</li>`,

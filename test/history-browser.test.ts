@@ -3,33 +3,19 @@
  * screen without sideways scroll, its smallest text stays readable on a phone, and the range links
  * work with JavaScript off, keeping the view's filters.
  */
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, SHOTS } from './helpers/browser.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = 'out/screenshots';
 /** The smallest on-screen text size we call readable on a phone, in CSS pixels. */
 const MIN_TEXT_PX = 10;
 let srv: Running;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM} (apt-get install chromium)`);
   srv = await startServer({ simulated: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
-  await mkdir(SHOTS, { recursive: true });
+  browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

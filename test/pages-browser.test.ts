@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, SHOTS } from './helpers/browser.ts';
 import {
   checkBarLengths,
   checkCompareValues,
@@ -10,31 +9,13 @@ import {
 } from './helpers/page-truths.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Git-ignored (out/): screenshots of every page type at both widths, to look at. */
-const SHOTS = 'out/screenshots';
 let srv: Running;
 let browser: Browser;
 
 beforeAll(async () => {
-  // scripts/test.sh installs Debian's chromium; a missing browser is a failure, not a skip.
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM} (apt-get install chromium)`);
   // The demo's mode: every page must carry the simulated banner.
   srv = await startServer({ simulated: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  await mkdir(SHOTS, { recursive: true });
+  browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -38,8 +38,11 @@ import { BENCHMARKS_DIR } from './helpers/fixture.ts';
 const MIN = 60_000;
 const HALF_HOUR = 30 * MIN;
 // A "now" on a 30-minute slot, an hour back: every sample is in the past, as the engines require,
-// and the last 4 hours of yesterday are a closed day to freeze.
-const NOW = Math.floor((Date.now() - 60 * MIN) / HALF_HOUR) * HALF_HOUR;
+// and the last 4 hours of yesterday are a closed day to freeze. Never the slot at 00:00 itself:
+// yesterday would still be inside its 10-minute freeze grace (the replica test failed whenever the
+// suite ran between 01:00 and 01:30 UTC), so that slot moves back to 23:30.
+const SLOT = Math.floor((Date.now() - 60 * MIN) / HALF_HOUR) * HALF_HOUR;
+const NOW = SLOT % DAY_MS === 0 ? SLOT - HALF_HOUR : SLOT;
 const TODAY = Math.floor(NOW / DAY_MS) * DAY_MS;
 const YESTERDAY = new Date(TODAY - DAY_MS).toISOString().slice(0, 10);
 const TOKENS = [REFERENCE_TOKENS[0], REFERENCE_TOKENS[2], REFERENCE_TOKENS[9]].filter(
@@ -251,8 +254,16 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
     await engineSide.flush();
     const back = await store.select({ metric: 'harness_cycle', after: NOW, until: NOW + 120_000 });
     expect(back.map((s) => s.t)).toEqual([NOW + 60_000]);
-    clock.now = NOW + 10_000;
-    expect((await pub.stat('token-trade-coverage', null)).value.degraded).toBeUndefined();
+    // Recovered: the next recompute is a live view again. One fresh-clone CI run (of two) saw that
+    // first recompute still degraded, 1.6 s into the test (so no timeout): its reads can land on
+    // keep-alive sockets of the stopped engine process before the client has noticed them closed.
+    // A degraded view is replaced by the next recompute after that, which is what is promised.
+    let degraded: boolean | undefined = true;
+    for (let i = 0; i < 5 && degraded; i++) {
+      clock.now = NOW + 10_000 + i * 5000; // each past maxAge + stale: recomputed, never replayed
+      degraded = (await pub.stat('token-trade-coverage', null)).value.degraded;
+    }
+    expect(degraded).toBeUndefined();
     pub.close();
     await store.close();
   }, 90_000);

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FREEZE_GRACE_MS } from '../src/publication/day-freezer.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -118,7 +119,11 @@ describe('npm run demo (the README quick start)', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/^networks_supported\{provider="geckoterminal"\} \d+/m);
     expect(metrics).toMatch(/^fetch_errors_total\{/m);
-    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    // The newest closed day past its freeze grace (10 min): in the first minutes after 00:00 UTC
+    // yesterday is not frozen yet (404 not_frozen), so the day before it is taken (the demo has 3).
+    const sinceMidnight = Date.now() % 86_400_000;
+    const daysBack = sinceMidnight < FREEZE_GRACE_MS + 5 * 60_000 ? 2 : 1;
+    const yesterday = new Date(Date.now() - daysBack * 86_400_000).toISOString().slice(0, 10);
     const snap = await fetch(`${base}/api/citable/${yesterday}`);
     expect(snap.status).toBe(200);
     const snapBody = await snap.text();

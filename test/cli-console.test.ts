@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { configError } from './helpers/config-error.ts';
 import { ROOT, spawnService, TEST_SOURCE_URL, until200 } from './helpers/service-process.ts';
 
 function cli(args: string[], env: Record<string, string> = {}) {
@@ -50,15 +51,7 @@ describe('console polish', () => {
   }, 60_000);
 
   it('every documented variable is validated and the bad value is echoed', () => {
-    const bad = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-      } catch (e) {
-        expect(e).toBeInstanceOf(ConfigError);
-        return (e as Error).message;
-      }
-      throw new Error(`accepted ${JSON.stringify(env)}`);
-    };
+    const bad = configError;
     expect(bad({ PORT: 'abc' })).toContain('PORT=abc is not a port');
     expect(bad({ DEMO_SEED: 'abc' })).toContain('DEMO_SEED=abc is not an integer');
     expect(bad({ HARNESS_ENABLED: 'yes' })).toContain('HARNESS_ENABLED=yes must be true or false');

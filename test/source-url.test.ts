@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { ConfigError, loadConfig, testConfig } from '../src/config.ts';
+import { loadConfig, testConfig } from '../src/config.ts';
 import type { CitableIndex, Stat } from '../src/core/api-schemas.ts';
 import { type BenchmarkSpec, parseSpec, SpecError } from '../src/core/spec-schema.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
 import { createPublication } from '../src/publication/publication.ts';
+import { configError } from './helpers/config-error.ts';
 import { BENCHMARKS_DIR, fixture } from './helpers/fixture.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
@@ -15,16 +16,6 @@ import { type Running, startServer } from './helpers/server.ts';
 
 const TEMPLATE = 'https://code.example.org/citebench/tree/v1/src/harness/families/{family}';
 const resolved = (family: string) => TEMPLATE.replace('{family}', family);
-
-function configError(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConfigError);
-    return (e as Error).message;
-  }
-  throw new Error(`accepted ${JSON.stringify(env)}`);
-}
 
 describe('SOURCE_URL is validated with the rest of the configuration', () => {
   it('keeps an absolute http(s) URL as given, `{family}` unreplaced; empty is unset', () => {

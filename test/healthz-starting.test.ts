@@ -193,4 +193,18 @@ describe('/healthz and every route while starting', () => {
     p.child.kill('SIGTERM');
     expect((await p.exited()).code).toBe(0);
   }, 40_000);
+
+  it('SIGTERM at the first 503, while the app is still loading: exit 0, the store closed cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cb-early-stop-'));
+    const p = await spawnService({ DATA_DIR: dir, HARNESS_ENABLED: 'false' }, { entry: 'src/main.ts' });
+    running.push(p);
+    const seen = await pollHealthz(p, () => true, 30_000);
+    expectStartingHealth(seen[0] as Answer);
+    p.child.kill('SIGTERM');
+    expect(await p.exited()).toEqual({ code: 0, signal: null });
+    expect(p.output()).toMatch(/ stopped signal="SIGTERM"/);
+    expect(p.output()).not.toMatch(/cannot start|Citebench is running/);
+    expect(existsSync(join(dir, 'citebench.duckdb'))).toBe(true);
+    expect(existsSync(join(dir, 'citebench.duckdb.wal'))).toBe(false);
+  }, 40_000);
 });

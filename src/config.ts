@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { MAX_SYNTHETIC_PROVIDERS } from './core/providers.ts';
 import { sourceUrlProblem } from './core/source-url.ts';
@@ -31,9 +32,25 @@ function isOrigin(s: string): boolean {
   }
 }
 
+/**
+ * A name or address to listen on: an IP literal or a host name, without scheme, port or path
+ * (`HOST=http://0.0.0.0` or `HOST=localhost:8080` would otherwise surface only when the port is bound).
+ */
+function isListenHost(h: string): boolean {
+  return (
+    isIP(h) !== 0 ||
+    /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(
+      h,
+    )
+  );
+}
+
 const envSchema = z.object({
   PORT: intVar(0, 65535, 'is not a port (an integer from 0 to 65535)', 8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  HOST: z
+    .string()
+    .refine(isListenHost, 'is not a host name or IP address to listen on (e.g. 127.0.0.1, 0.0.0.0, ::)')
+    .default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   // z.url() alone takes "localhost:8080" as a URL with the scheme "localhost:".
   BASE_URL: z

@@ -1,29 +1,40 @@
+import type { Server } from 'node:http';
 import { ConfigError, loadConfig } from './config.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
 import { SpecError } from './core/spec-schema.ts';
-import { demoTruthReader } from './demo/demo-dexes.ts';
-import { openDemoChains, REGIONAL_FAMILY, startRpcDemo } from './demo/rpc-demo.ts';
-import { HarnessConfigError, loadHarnessConfig, simulatorEnv } from './harness/config.ts';
-import { type Harness, startHarness } from './harness/service.ts';
+import { loadHarnessConfig, simulatorEnv } from './harness/config.ts';
+import type { Harness } from './harness/service.ts';
 import { type HarnessLog, systemClock } from './harness/types.ts';
+import { bindServer } from './http/node-server.ts';
+import { answerStarting } from './http/starting.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { createLogger, type Logger } from './log.ts';
-import { loadProviderCatalogue } from './publication/load-specs.ts';
-import { readOrigins } from './publication/sample-origins.ts';
-import { defaultRoutes } from './routes.ts';
-import { createService, type Service } from './service.ts';
-import { startSimulator } from './sim/server.ts';
-import { StoreOpenError } from './store/open-errors.ts';
+import { loadProviderCatalogue } from './publication/provider-catalogue-file.ts';
+import type { Service } from './service.ts';
+import {
+  bindFailure,
+  checkStoreOrigin,
+  fail,
+  harnessConfigError,
+  MISSING_SOURCE_URL,
+  specFailure,
+  startupFailure,
+} from './startup-failures.ts';
+import { type StartupProgress, StartupState } from './startup-state.ts';
 import { loadStoreConfig, type StoreConfig, StoreConfigError } from './store/prometheus-config.ts';
+import type { Store } from './store/sample-store.ts';
 
 /**
- * Extra start-up work before listening (a harness); returns how to stop it. `signal` fires when a
- * shutdown signal arrives during that work (a long backfill may stop early on it).
+ * Extra start-up work once the port is bound (a harness, the demo's backfill), while every request
+ * is answered 503 `starting`; returns how to stop it. `signal` fires when a shutdown signal arrives
+ * during that work (a long backfill may stop early on it); `startup` takes the backfill's progress,
+ * which /healthz shows.
  */
 export type Prepare = (
   service: Service,
   log: Logger,
   signal: AbortSignal,
+  startup: StartupProgress,
 ) => Promise<(() => Promise<void>) | undefined>;
 
 /**
@@ -43,51 +54,6 @@ export function harnessLog(log: Logger): HarnessLog {
     else if (level === 'warn') log.warn(msg, f);
     else log.error(msg, f);
   };
-}
-
-const MISSING_SOURCE_URL =
-  "SOURCE_URL is not set: serve publishes real measurements with the public http(s) URL of the harness source that took them (e.g. https://github.com/you/citebench/tree/main/src/harness/families/{family}; {family} becomes each benchmark's family); only the demo and serve --simulate default it to BASE_URL/methodology#harness";
-
-/**
- * A spec problem: one line when there is one (`invalid benchmark spec: benchmarks/x.yml: field …`),
- * else a heading and one line each.
- */
-function specFailure(e: SpecError): never {
-  fail(
-    e.message.includes('\n')
-      ? `invalid benchmark spec:\n${e.message}`
-      : `invalid benchmark spec: ${e.message}`,
-  );
-}
-
-function fail(message: string): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-}
-
-/** One line for an unexpected start-up failure: operators get the cause, not a stack trace. */
-function startupFailure(e: unknown): never {
-  if (e instanceof StoreOpenError) fail(`cannot start: ${e.message}`);
-  const err = e as NodeJS.ErrnoException;
-  if (err?.code === 'EADDRINUSE') {
-    const where = err.message.replace(/^listen EADDRINUSE: address already in use /, '');
-    fail(`cannot start: ${where} is already in use; set PORT to a free port (e.g. PORT=8081)`);
-  }
-  if (err?.code === 'EACCES' && err.syscall === 'listen') fail(`cannot start: ${err.message}`);
-  const first = (e instanceof Error ? e.message : String(e)).split('\n')[0];
-  process.stderr.write(`cannot start: ${first}\n`);
-  process.exit(1);
-}
-
-/** The harness configuration's error (every bad HARNESS_* or provider variable), or null. */
-function harnessConfigError(): string | null {
-  try {
-    loadHarnessConfig();
-    return null;
-  } catch (e) {
-    if (e instanceof HarnessConfigError) return e.message;
-    throw e;
-  }
 }
 
 /** Resolves true when `p` settles within `ms`, false when the bound passes first. */
@@ -122,6 +88,7 @@ const realHarness: Prepare = async (service, log) => {
     log.info('harness disabled (HARNESS_ENABLED=false); serving stored data only');
     return undefined;
   }
+  const { startHarness } = await import('./harness/service.ts');
   // Validated at start-up already (startFromEnv), so this cannot fail here.
   const harness = startHarness({
     store: service.store,
@@ -144,6 +111,17 @@ export const simulatedHarness: Prepare = async (service, log) => {
     return undefined;
   }
   const seed = service.config.demoSeed;
+  const [
+    { openDemoChains, REGIONAL_FAMILY, startRpcDemo },
+    { startSimulator },
+    { startHarness },
+    { demoTruthReader },
+  ] = await Promise.all([
+    import('./demo/rpc-demo.ts'),
+    import('./sim/server.ts'),
+    import('./harness/service.ts'),
+    import('./demo/demo-dexes.ts'),
+  ]);
   // The demo chains: the json-rpc family's nodes, and the trade cells' ground truth and the
   // simulated trade providers' source (an hour of history, then following the clock).
   const chains = await openDemoChains({
@@ -208,22 +186,6 @@ export interface StartOptions {
   readonly command?: 'demo' | 'serve';
 }
 
-/**
- * A store never mixes origins: the demo refuses one holding measured samples, and a real `serve`
- * one holding simulated samples unless started with --simulate. The message says what to do.
- */
-async function checkStoreOrigin(service: Service, opts: StartOptions): Promise<string | null> {
-  const o = await readOrigins(service.store);
-  const dir = service.config.dataDir;
-  if (opts.simulated && o.measured) {
-    return `${dir} holds measured samples; ${opts.command === 'demo' ? 'the demo' : 'serve --simulate'} never writes simulated data beside them (set DATA_DIR to another folder)`;
-  }
-  if (!opts.simulated && o.simulated) {
-    return `${dir} holds simulated samples (from the demo); serve them with \`citebench serve --simulate\`, or set DATA_DIR to another folder for real measurements`;
-  }
-  return null;
-}
-
 /** What a first-time user needs after start-up: where to look and three things to try. */
 function welcome(baseUrl: string, simulated: boolean): string {
   return [
@@ -240,16 +202,21 @@ function welcome(baseUrl: string, simulated: boolean): string {
 }
 
 /**
- * Starts the service from the environment; exits with one clear line on bad config, specs or a
- * DATA_DIR it cannot use. SIGTERM and SIGINT (also relayed by npm or tsx) stop it gracefully:
- * stop accepting, let requests in flight finish (bounded), let the harness finish its cycle
- * (bounded; a cycle cut short is abandoned whole, as its samples are one transaction), checkpoint
- * and close the store, exit 0. A second signal exits at once.
+ * Starts the service from the environment, failing fast, then saying when it is ready: every
+ * variable is validated, DATA_DIR's lock taken and the store opened, the port bound, and only then
+ * is the app imported (1–4 s of module loading on 2 cores; the modules imported statically here
+ * are the light ones), the backfill run, the closed days frozen. So a fault is one line within a
+ * second (bench/startup-faults.ts), and from the bind on /healthz answers 503 "starting" (with the
+ * backfill's progress) until the first views can be served. SIGTERM and SIGINT (also relayed by npm
+ * or tsx) stop it gracefully at any point: stop accepting, let requests in flight finish (bounded),
+ * let the harness finish its cycle (bounded; a cycle cut short is abandoned whole, as its samples are
+ * one transaction), checkpoint and close the store, exit 0. A second signal exits at once.
  */
 export async function startFromEnv(
   prepare: Prepare = realHarness,
   opts: StartOptions = {},
 ): Promise<Service> {
+  // 1. Every variable, before anything is touched.
   let config: ReturnType<typeof loadConfig>;
   let storeConfig: StoreConfig;
   try {
@@ -279,11 +246,21 @@ export async function startFromEnv(
     if (e instanceof SpecError) specFailure(e);
     throw e;
   }
+  const startup = new StartupState();
+  /** The embedded store being opened (it holds DATA_DIR's lock from then on); an engine store holds none. */
+  let opening: Promise<Store> | undefined;
+  let server: Server | undefined;
   let service: Service | undefined;
   let stopExtra: (() => Promise<void>) | undefined;
-  let listening = false;
   let stopping: string | undefined;
   const preparing = new AbortController();
+  /** What start-up holds before the service owns it: the port, then the store (an open in flight finishes first). */
+  const release = async () => {
+    server?.close();
+    server?.closeAllConnections();
+    const store = await opening?.catch(() => undefined);
+    await store?.close().catch(() => undefined);
+  };
 
   const stop = async (signal: string) => {
     if (stopping) {
@@ -301,7 +278,7 @@ export async function startFromEnv(
     const svc = service;
     if (svc) {
       const [cut, harnessDone] = await Promise.all([
-        listening ? svc.drain(SHUTDOWN.drainMs) : Promise.resolve(0),
+        svc.drain(SHUTDOWN.drainMs),
         stopExtra ? within(stopExtra(), SHUTDOWN.harnessMs) : Promise.resolve(true),
       ]);
       if (cut > 0) log.warn('requests cut short at shutdown', { requests: cut });
@@ -309,6 +286,8 @@ export async function startFromEnv(
       // committed its one append or never will: nothing half-written.
       if (!harnessDone) log.warn('harness cycle abandoned at shutdown (nothing partial is stored)');
       await svc.close();
+    } else {
+      await release();
     }
     log.info('stopped', { signal });
     process.exit(0);
@@ -319,41 +298,85 @@ export async function startFromEnv(
   watchLauncher((why) => {
     if (!stopping) void stop(why);
   });
+  // Start-up's work, failing or returning under a shutdown (which exits), is not a start-up fault.
+  const stopped = () => new Promise<never>(() => {});
 
   try {
+    // 2. DATA_DIR's lock and the store: locked, unwritable, full or not a database is one line here.
+    if (storeConfig.backend === 'embedded') {
+      const { openStore } = await import('./store/open-store.ts');
+      opening = openStore(storeConfig, {
+        dataDir: config.dataDir,
+        duckdbMemoryLimit: config.duckdbMemoryLimit,
+      });
+      await opening;
+    }
+    if (stopping) return stopped();
+    // 3. The port: from here every request is answered 503 `starting` until the service is ready.
+    const bound = await bindServer(config.port, config.host, (req, res) =>
+      answerStarting(req, res, startup),
+    ).catch(async (e: unknown) => {
+      const named = bindFailure(e, config.host, config.port);
+      if (named === null) throw e;
+      await release();
+      return fail(`cannot start: ${named}`);
+    });
+    server = bound.server;
+    if (stopping) return stopped();
+    // 4. The app, then the backfill, the freeze and the first measurements.
+    const [{ createService }, { defaultRoutes }] = await Promise.all([
+      import('./service.ts'),
+      import('./routes.ts'),
+    ]);
+    const openedStore = await opening;
     try {
-      service = await createService({ config, log, routes: defaultRoutes, store: storeConfig });
+      service = await createService({
+        config,
+        log,
+        routes: defaultRoutes,
+        store: storeConfig,
+        startup,
+        ...(openedStore ? { openedStore } : {}),
+      });
     } catch (e) {
-      if (e instanceof SpecError) specFailure(e);
+      if (stopping) return stopped();
+      if (e instanceof SpecError) {
+        await release();
+        specFailure(e);
+      }
       throw e;
     }
+    const port = await service.listen(server);
+    // Once the specs are loaded: their families name the metrics that carry the origin label.
     const refused = await checkStoreOrigin(service, opts);
     if (refused) {
       await service.close().catch(() => undefined);
       fail(`cannot start: ${refused}`);
     }
-    stopExtra = await prepare(service, log, preparing.signal);
-    if (stopping) return service;
+    if (stopping) return stopped();
+    log.info('listening', {
+      url: `http://${config.host}:${port}`,
+      baseUrl: config.baseUrl,
+      dataDir: config.dataDir,
+      status: 'starting',
+    });
+    stopExtra = await prepare(service, log, preparing.signal, startup);
+    if (stopping) return stopped();
     // Every closed day not frozen yet is frozen before the first request, so no past day is ever
     // computed on demand. On a shared engine only the process that runs the harness freezes (one
     // designated writer of SNAPSHOT_DIR); API replicas (HARNESS_ENABLED=false) only read it.
     if (storeConfig.backend === 'embedded' || process.env.HARNESS_ENABLED !== 'false') {
       await service.publication.startFreezer((e) => log.warn('snapshot freeze failed', { error: String(e) }));
     }
-    const port = await service.listen();
-    listening = true;
-    log.info('listening', {
-      url: `http://${config.host}:${port}`,
-      baseUrl: config.baseUrl,
-      dataDir: config.dataDir,
-    });
+    if (stopping) return stopped();
+    startup.markReady();
+    log.info('ready', { url: `http://${config.host}:${port}` });
     if (config.logLevel !== 'silent') process.stdout.write(welcome(config.baseUrl, config.simulated));
     return service;
   } catch (e) {
-    // A signal during start-up closes the store under the work in progress, which then fails:
-    // that is the shutdown running, not a start-up fault.
-    if (stopping) return new Promise<never>(() => {});
+    if (stopping) return stopped();
     if (service) await service.close().catch(() => undefined);
+    else await release();
     startupFailure(e);
   }
 }

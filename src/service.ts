@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
@@ -8,12 +8,15 @@ import type { BenchmarkSpec } from './core/spec-schema.ts';
 import { buildApp, type RouteExtras } from './http/app.ts';
 import { asGet, headOf, withRedirectLength } from './http/head.ts';
 import { HotPath } from './http/hot-path.ts';
+import { bindServer, boundPort, LIMITS } from './http/node-server.ts';
 import { CACHE } from './http/respond.ts';
+import { answerStarting } from './http/starting.ts';
 import { loadShedder } from './load-shed.ts';
 import type { Logger } from './log.ts';
 import { MCP_PATH } from './mcp/routes.ts';
 import { loadSpecs } from './publication/load-specs.ts';
 import { createPublication, type Publication } from './publication/publication.ts';
+import type { StartupState } from './startup-state.ts';
 import { openStore } from './store/open-store.ts';
 import type { StoreConfig } from './store/prometheus-config.ts';
 import type { Store } from './store/sample-store.ts';
@@ -28,8 +31,11 @@ export interface Service {
   readonly app: Hono;
   /** Stored answers replayed without the router (src/http/hot-path.ts). */
   readonly hotPath: HotPath;
-  /** Resolves once the socket is listening; the port actually bound. */
-  listen(): Promise<number>;
+  /**
+   * Resolves once the socket is listening; the port actually bound. Given a server start-up bound
+   * already (src/main.ts binds before it imports the app), takes over its requests instead.
+   */
+  listen(bound?: Server): Promise<number>;
   /**
    * Stops accepting connections and waits up to `graceMs` for requests in flight; connections
    * still busy then are closed. Resolves with the number of requests cut short.
@@ -39,24 +45,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/**
- * Request limits for every route. Only the MCP endpoint reads a body (capped at 64 KiB in
- * src/mcp/body.ts); every other route is GET-only, so anything past a small declared body is
- * refused before routing, and a chunked body (size unknown) is refused outright there.
- */
-export const LIMITS = {
-  /** Node's default, made explicit: larger header blocks get 431 from the HTTP parser. */
-  maxHeaderBytes: 16 * 1024,
-  maxHeadersCount: 100,
-  /** Declared body size refused on non-MCP routes. */
-  maxBodyBytes: 16 * 1024,
-  /** A slow client must send its headers within this (slowloris). */
-  headersTimeoutMs: 10_000,
-  /** …and its whole request within this. */
-  requestTimeoutMs: 30_000,
-  /** Default bound on in-flight requests at shutdown. */
-  drainGraceMs: 5_000,
-} as const;
+export { LIMITS } from './http/node-server.ts';
 
 function tooLarge(req: IncomingMessage): boolean {
   const te = req.headers['transfer-encoding'];
@@ -113,6 +102,10 @@ export interface ServiceOptions {
   /** Extra route registrars (images, MCP) given the assembled dependencies. */
   readonly routes?: readonly RouteRegistrar[];
   readonly onClose?: () => Promise<void>;
+  /** The embedded store start-up opened already (taking DATA_DIR's lock before binding the port). */
+  readonly openedStore?: Store;
+  /** Until it is ready every request is answered 503 `starting` (src/http/starting.ts); absent, ready at once. */
+  readonly startup?: StartupState;
 }
 
 export type ServiceCore = Omit<Service, 'app' | 'hotPath' | 'listen' | 'drain' | 'close'> & {
@@ -140,13 +133,15 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const specs = await loadSpecs(config.benchmarksDir);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
-  const store = await openStore(opts.store ?? { backend: 'embedded' }, {
-    dataDir: config.dataDir,
-    duckdbMemoryLimit: config.duckdbMemoryLimit,
-    ...(opts.inMemory ? { inMemory: true } : {}),
-    onEngineError: (e) => log.warn('sample store engine error', { error: e.message }),
-    droppedSamplesCounter: droppedSamples(metrics),
-  });
+  const store =
+    opts.openedStore ??
+    (await openStore(opts.store ?? { backend: 'embedded' }, {
+      dataDir: config.dataDir,
+      duckdbMemoryLimit: config.duckdbMemoryLimit,
+      ...(opts.inMemory ? { inMemory: true } : {}),
+      onEngineError: (e) => log.warn('sample store engine error', { error: e.message }),
+      droppedSamplesCounter: droppedSamples(metrics),
+    }));
   const publication = createPublication({
     specs,
     store,
@@ -208,7 +203,10 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const routed = getRequestListener(fetch as Parameters<typeof getRequestListener>[0], {
     hostname: config.host,
   });
+  const startup = opts.startup;
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    // Before the hot path: nothing is stored for replay until the service is ready.
+    if (startup !== undefined && !startup.ready) return answerStarting(req, res, startup);
     if (hotPath.serve(req, res)) return;
     // Replayed answers end synchronously; only routed ones can be in flight at a drain.
     inFlight++;
@@ -241,24 +239,17 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     ...shared,
     app,
     hotPath,
-    listen: () =>
-      new Promise((resolve, reject) => {
-        const s = createServer(
-          {
-            maxHeaderSize: LIMITS.maxHeaderBytes,
-            headersTimeout: LIMITS.headersTimeoutMs,
-            requestTimeout: LIMITS.requestTimeoutMs,
-          },
-          onRequest,
-        );
-        server = s;
-        s.maxHeadersCount = LIMITS.maxHeadersCount;
-        s.once('error', reject);
-        s.listen(config.port, config.host, () => {
-          const a = s.address();
-          resolve(typeof a === 'object' && a !== null ? a.port : config.port);
-        });
-      }),
+    listen: async (bound?: Server) => {
+      if (bound) {
+        server = bound;
+        bound.removeAllListeners('request');
+        bound.on('request', onRequest);
+        return boundPort(bound, config.port);
+      }
+      const b = await bindServer(config.port, config.host, onRequest);
+      server = b.server;
+      return b.port;
+    },
     drain,
     close: async () => {
       publication.close();

@@ -1,5 +1,4 @@
 import { harnessLog, startFromEnv } from '../main.ts';
-import { startHarnessDemo } from './harness-demo.ts';
 
 /**
  * `npm run demo`: simulated providers, real harness cycles and the API, with no internet and no keys.
@@ -8,7 +7,9 @@ import { startHarnessDemo } from './harness-demo.ts';
  */
 // DEMO_SEED and DEMO_SPEED are validated with the rest of the configuration (src/config.ts).
 await startFromEnv(
-  async (service, log) => {
+  async (service, log, _signal, startup) => {
+    // Imported once the port is bound (src/main.ts): a start-up fault is reported before it loads.
+    const { startHarnessDemo } = await import('./harness-demo.ts');
     const seed = service.config.demoSeed;
     const speed = service.config.demoSpeed;
     const tty = process.stderr.isTTY;
@@ -29,6 +30,7 @@ await startFromEnv(
       dataDir: service.config.dataDir,
       followWallClock: true,
       onRpcProgress: (done, total) => {
+        startup.backfill('rpc-slots', done, total);
         if (done === total || done % 12 === 0) {
           process.stderr.write(`backfilling 6 h of RPC slots in 3 regions: ${done}/${total}\n`);
         }
@@ -37,6 +39,7 @@ await startFromEnv(
         if (!(backfilling && (level === 'info' || level === 'warn'))) base(level, msg, fields);
       },
       onProgress: ({ done, total }) => {
+        startup.backfill('cycles', done, total);
         const pct = Math.floor((done / total) * 100);
         if (tty) {
           const bar = '#'.repeat(Math.floor(pct / 4)).padEnd(25, '.');

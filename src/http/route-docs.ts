@@ -37,8 +37,15 @@ export function textResponse(
 }
 
 /**
+ * What every route answers before the service is ready (src/http/starting.ts): from the moment the
+ * port is bound until the first views can be served (the demo's backfill, the first freeze).
+ */
+export const STARTING_503 =
+  'Or the service is starting (error `starting`, Retry-After): every route answers so until its first views can be served.';
+
+/**
  * Answers every GET route can give besides its own: 304 to a matching If-None-Match, 405 to other
- * methods, 503 while the store cannot be read.
+ * methods, 503 while the store cannot be read or the service is starting.
  */
 const COMMON_RESPONSES = {
   304: { description: 'Not modified: If-None-Match matched the ETag (no body).' },
@@ -46,13 +53,21 @@ const COMMON_RESPONSES = {
   413: errorResponse('A request body (GET takes none) over 16 KiB, or a chunked one.'),
   431: { description: 'Request headers over 16 KiB or over 100 headers (no body).' },
   503: errorResponse(
-    'Temporarily unavailable, with Retry-After: the store cannot be read, or expensive work (images, PromQL) is shed while the server is saturated (render_busy, busy).',
+    `Temporarily unavailable, with Retry-After: the store cannot be read, or expensive work (images, PromQL) is shed while the server is saturated (render_busy, busy). ${STARTING_503}`,
   ),
 };
 
-/** A GET route's own responses over the common ones (its own win: a route may say more about 503). */
-export function withCommon<R extends Record<number, ResponseEntry>>(own: R) {
-  return { ...COMMON_RESPONSES, ...own };
+/**
+ * A GET route's own responses over the common ones (its own win: a route may say more about 503,
+ * and the start-up 503 is added to what it says).
+ */
+export function withCommon<R extends Record<number, ResponseEntry>>(own: R): typeof COMMON_RESPONSES & R {
+  const own503 = (own as Record<number, ResponseEntry | undefined>)[503];
+  const starting =
+    own503 === undefined || !('description' in own503)
+      ? {}
+      : { 503: { ...own503, description: `${own503.description} ${STARTING_503}` } };
+  return { ...COMMON_RESPONSES, ...own, ...starting };
 }
 
 /** A benchmark or provider slug in the path. */

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { CHART_RANGES } from '../core/history-svg.ts';
-import { errorResponse, HTML, textResponse } from './route-docs.ts';
+import { errorResponse, HTML, STARTING_503, textResponse } from './route-docs.ts';
 
 /**
  * Routes outside the API document (probes, the document itself, the HTML pages) and the MCP
@@ -15,8 +15,14 @@ const page = (path: string, summary: string) =>
 export const healthzRoute = createRoute({
   method: 'get',
   path: '/healthz',
-  summary: 'Liveness probe',
-  responses: { 200: { description: 'status ok and the number of benchmarks.' } },
+  summary: 'Readiness probe',
+  responses: {
+    200: { description: '{"status":"ok","benchmarks":N}: ready, every route answers.' },
+    503: {
+      description:
+        '{"status":"starting"} from the moment the port is bound until the first views can be served, with "backfill":{"done","total"} while the demo backfills (Retry-After).',
+    },
+  },
 });
 
 export const metricsRoute = createRoute({
@@ -131,6 +137,7 @@ export const mcpRoute = createRoute({
     403: { description: 'Origin or Host not allowed (DNS-rebinding protection).' },
     413: { description: 'Body over 64 KiB.' },
     429: { description: 'Rate limited; see Retry-After.' },
+    503: errorResponse(`Not ready yet. ${STARTING_503}`),
   },
 });
 

@@ -1,39 +1,11 @@
-import { access, readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { parse } from 'yaml';
-import { parseProviderCatalogue } from '../core/provider-catalogue.ts';
-import { type ProviderInfo, registerProviderCatalogue } from '../core/providers.ts';
-import { type BenchmarkSpec, checkSpecSet, parseSpec, SpecError } from '../core/spec-schema.ts';
+import { type BenchmarkSpec, checkSpecSet, parseSpec } from '../core/spec-schema.ts';
 // Registers the families (their names, metrics and cadences) that specs are checked against.
 import '../harness/families/index.ts';
+import { loadProviderCatalogue, PROVIDER_CATALOGUE_FILE, readYaml } from './provider-catalogue-file.ts';
 
-/** The provider catalogue's file in a benchmarks folder; every other YAML file there is a spec. */
-export const PROVIDER_CATALOGUE_FILE = 'providers.yml';
-
-async function readYaml(path: string): Promise<unknown> {
-  try {
-    return parse(await readFile(path, 'utf8'));
-  } catch (e) {
-    throw new SpecError(`${path}: invalid YAML: ${(e as Error).message}`);
-  }
-}
-
-/**
- * Reads and registers the provider catalogue of a benchmarks folder (benchmarks/providers.yml).
- * A folder without one (a generated catalogue of synthetic benchmarks) keeps the providers already
- * registered.
- */
-export async function loadProviderCatalogue(dir: string): Promise<readonly ProviderInfo[] | null> {
-  const path = join(dir, PROVIDER_CATALOGUE_FILE);
-  const present = await access(path).then(
-    () => true,
-    () => false,
-  );
-  if (!present) return null;
-  const list = parseProviderCatalogue(path, await readYaml(path));
-  registerProviderCatalogue(list);
-  return list;
-}
+export { loadProviderCatalogue, PROVIDER_CATALOGUE_FILE } from './provider-catalogue-file.ts';
 
 /**
  * Reads the provider catalogue, then validates every other benchmarks/*.yml against it and the

@@ -1,0 +1,89 @@
+import type { SpecError } from './core/spec-schema.ts';
+import { HarnessConfigError, loadHarnessConfig } from './harness/config.ts';
+import type { StartOptions } from './main.ts';
+import { readOrigins } from './publication/sample-origins.ts';
+import type { Service } from './service.ts';
+import { StoreOpenError } from './store/open-errors.ts';
+
+/**
+ * Start-up's failures, each one line on stderr and a non-zero exit: never a stack trace, and
+ * nothing else printed before it (src/main.ts reports every fault before its first log line).
+ */
+
+export const MISSING_SOURCE_URL =
+  "SOURCE_URL is not set: serve publishes real measurements with the public http(s) URL of the harness source that took them (e.g. https://github.com/you/citebench/tree/main/src/harness/families/{family}; {family} becomes each benchmark's family); only the demo and serve --simulate default it to BASE_URL/methodology#harness";
+
+/**
+ * A spec problem: one line when there is one (`invalid benchmark spec: benchmarks/x.yml: field …`),
+ * else a heading and one line each.
+ */
+export function specFailure(e: SpecError): never {
+  fail(
+    e.message.includes('\n')
+      ? `invalid benchmark spec:\n${e.message}`
+      : `invalid benchmark spec: ${e.message}`,
+  );
+}
+
+export function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+/**
+ * The variable a failed bind comes from, named with its value: the address (HOST) or the port
+ * (PORT) that cannot be listened on. Null for other errors.
+ */
+export function bindFailure(e: unknown, host: string, port: number): string | null {
+  const err = e as NodeJS.ErrnoException | undefined;
+  switch (err?.code) {
+    case 'EADDRINUSE':
+      return `${host}:${port} is already in use; set PORT to a free port (e.g. PORT=8081)`;
+    case 'EACCES':
+      return err.syscall === 'listen'
+        ? `PORT=${port} needs privileges this user does not have on ${host} (ports below 1024); set PORT to 1024 or above`
+        : null;
+    case 'EADDRNOTAVAIL':
+      return `HOST=${host} is not an address of this machine; set HOST to one of its addresses (e.g. 127.0.0.1 or 0.0.0.0)`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `HOST=${host} does not resolve to an address (${err.code}); set HOST to a name or address of this machine`;
+    default:
+      return null;
+  }
+}
+
+/** One line for an unexpected start-up failure: operators get the cause, not a stack trace. */
+export function startupFailure(e: unknown): never {
+  if (e instanceof StoreOpenError) fail(`cannot start: ${e.message}`);
+  const first = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+  process.stderr.write(`cannot start: ${first}\n`);
+  process.exit(1);
+}
+
+/** The harness configuration's error (every bad HARNESS_* or provider variable), or null. */
+export function harnessConfigError(): string | null {
+  try {
+    loadHarnessConfig();
+    return null;
+  } catch (e) {
+    if (e instanceof HarnessConfigError) return e.message;
+    throw e;
+  }
+}
+
+/**
+ * A store never mixes origins: the demo refuses one holding measured samples, and a real `serve`
+ * one holding simulated samples unless started with --simulate. The message says what to do.
+ */
+export async function checkStoreOrigin(service: Service, opts: StartOptions): Promise<string | null> {
+  const o = await readOrigins(service.store);
+  const dir = service.config.dataDir;
+  if (opts.simulated && o.measured) {
+    return `${dir} holds measured samples; ${opts.command === 'demo' ? 'the demo' : 'serve --simulate'} never writes simulated data beside them (set DATA_DIR to another folder)`;
+  }
+  if (!opts.simulated && o.simulated) {
+    return `${dir} holds simulated samples (from the demo); serve them with \`citebench serve --simulate\`, or set DATA_DIR to another folder for real measurements`;
+  }
+  return null;
+}

@@ -1,11 +1,12 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
 import { SpecError } from './core/spec-schema.ts';
+import { DemoClockError, type OpenedDemoClock, openDemoClock, scaledClock } from './demo/demo-clock.ts';
 import { demoTruthReader } from './demo/demo-dexes.ts';
 import { openDemoChains, REGIONAL_FAMILY, startRpcDemo } from './demo/rpc-demo.ts';
 import { HarnessConfigError, loadHarnessConfig, simulatorEnv } from './harness/config.ts';
 import { type Harness, startHarness } from './harness/service.ts';
-import { type HarnessLog, systemClock } from './harness/types.ts';
+import type { HarnessLog } from './harness/types.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { createLogger, type Logger } from './log.ts';
 import { loadProviderCatalogue } from './publication/load-specs.ts';
@@ -144,11 +145,13 @@ export const simulatedHarness: Prepare = async (service, log) => {
     return undefined;
   }
   const seed = service.config.demoSeed;
+  // The demo clock (DEMO_SPEED, kept in DATA_DIR): the schedule, the chains and the publication.
+  const clock = scaledClock(service.clock, service.clockRate);
   // The demo chains: the json-rpc family's nodes, and the trade cells' ground truth and the
   // simulated trade providers' source (an hour of history, then following the clock).
   const chains = await openDemoChains({
     seed,
-    now: Date.now(),
+    now: clock.now(),
     dataDir: service.config.dataDir,
     log: harnessLog(log),
     backfillMs: 0,
@@ -170,7 +173,7 @@ export const simulatedHarness: Prepare = async (service, log) => {
     specs: service.specs.filter((s) => s.family === REGIONAL_FAMILY),
     metrics: service.metrics,
     seed,
-    now: Date.now(),
+    now: clock.now(),
     env: process.env,
     log: harnessLog(log),
     backfillMs: 0,
@@ -179,7 +182,7 @@ export const simulatedHarness: Prepare = async (service, log) => {
     await stopChains();
     throw e;
   });
-  await Promise.all(chains.map((c) => c.buildTo(Date.now())));
+  await Promise.all(chains.map((c) => c.buildTo(clock.now())));
   const harness = startHarness({
     store: service.store,
     specs: service.specs.filter((s) => s.family !== REGIONAL_FAMILY),
@@ -189,9 +192,10 @@ export const simulatedHarness: Prepare = async (service, log) => {
     log: harnessLog(log),
     simulated: true,
     truth: demoTruthReader(chains),
+    clock,
   });
-  rpc?.goLive(systemClock);
-  const stopFollow = chains.map((c) => c.follow(systemClock));
+  rpc?.goLive(clock);
+  const stopFollow = chains.map((c) => c.follow(clock));
   await measureOnceIfEmpty(service, harness, log);
   return async () => {
     for (const f of stopFollow) f();
@@ -321,16 +325,47 @@ export async function startFromEnv(
   });
 
   try {
+    // The demo and serve --simulate run on the demo clock kept in DATA_DIR (src/demo/demo-clock.ts).
+    let demoClock: OpenedDemoClock | undefined;
     try {
-      service = await createService({ config, log, routes: defaultRoutes, store: storeConfig });
+      if (config.simulated) {
+        demoClock = await openDemoClock({
+          dataDir: config.dataDir,
+          speed: config.demoSpeed,
+          start: config.demoStart,
+        });
+      }
+      service = await createService({
+        config,
+        log,
+        routes: defaultRoutes,
+        store: storeConfig,
+        ...(demoClock ? { clock: demoClock.clock.now, clockRate: demoClock.clock.rate } : {}),
+        // The demo's closed days wait for its backfill plan (src/demo/backfill-plan.ts).
+        ...(opts.command === 'demo' ? { awaitSlotPlan: true } : {}),
+      });
     } catch (e) {
       if (e instanceof SpecError) specFailure(e);
+      if (e instanceof DemoClockError) fail(`cannot start: ${e.message}`);
       throw e;
     }
     const refused = await checkStoreOrigin(service, opts);
     if (refused) {
       await service.close().catch(() => undefined);
       fail(`cannot start: ${refused}`);
+    }
+    if (demoClock) {
+      await demoClock.save();
+      const { anchor, anchorWall, speed } = demoClock.clock.anchor;
+      log.info('demo clock', {
+        now: new Date(demoClock.clock.now()).toISOString(),
+        anchor: new Date(anchor).toISOString(),
+        anchorWall: new Date(anchorWall).toISOString(),
+        speed,
+        origin: demoClock.origin,
+      });
+      if (config.demoStart !== null && demoClock.origin !== 'new')
+        log.warn('DEMO_START ignored: DATA_DIR/demo-clock.json continues its simulated time');
     }
     stopExtra = await prepare(service, log, preparing.signal);
     if (stopping) return service;

@@ -75,7 +75,7 @@ async function measure(mode: 'old' | 'new'): Promise<Result> {
     clock: Date.now,
     checkDay: () => Promise.reject(new Error('not used')),
     firstDay: () => Promise.resolve(null),
-    frozenProvenance: () => Promise.resolve(null),
+    frozenIndexSite: () => Promise.resolve(null),
   });
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with node --expose-gc');

@@ -25,16 +25,18 @@ Runs the API and the harness in one process on PORT (default 8080), storing samp
 An empty DATA_DIR is measured once at start-up, then at each benchmark's cadence. Needs SOURCE_URL,
 the public http(s) URL of the harness source ({family} becomes each benchmark's family).
 
-  --simulate   measure the simulated providers (seed DEMO_SEED) instead of the real APIs; every
-               number is marked as simulated. Also required to serve a DATA_DIR the demo filled.
+  --simulate   measure the simulated providers (seed DEMO_SEED) instead of the real APIs, on the
+               demo clock (DEMO_SPEED times the wall clock, kept in DATA_DIR); every number is
+               marked as simulated. Also required to serve a DATA_DIR the demo filled.
                SOURCE_URL defaults to BASE_URL/methodology#harness.
 `;
 
 const DEMO_USAGE = `usage: citebench demo
 
-Starts simulated providers (seed DEMO_SEED, default 42), backfills an empty DATA_DIR with 3 days of
-real harness cycles, then keeps measuring (DEMO_SPEED times real time). Every number it publishes
-is marked as simulated demo data. No internet and no API keys needed.
+Starts simulated providers (seed DEMO_SEED, default 42), backfills an empty DATA_DIR with DEMO_DAYS
+(3) days of real harness cycles, by a plan a restart resumes, then keeps measuring on the demo clock
+(DEMO_SPEED times the wall clock, kept in DATA_DIR). Every number it publishes is marked as
+simulated demo data. No internet and no API keys needed.
 `;
 
 function version(): string {

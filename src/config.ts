@@ -110,6 +110,22 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v === undefined ? 1 : Number(v)))
     .refine((n) => n >= 1 && n <= 10000, 'is not a number from 1 to 10000'),
+  // The demo clock's start on a fresh DATA_DIR (src/demo/demo-clock.ts): tests place it shortly
+  // before a simulated midnight, so a day closes within seconds at a high DEMO_SPEED.
+  DEMO_START: z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || (z.iso.datetime().safeParse(v).success && Number.isFinite(Date.parse(v))),
+      'is not an ISO 8601 UTC date-time (e.g. 2026-03-10T23:50:00Z)',
+    )
+    .transform((v) => (v === undefined ? null : Date.parse(v))),
+  DEMO_DAYS: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'is not a number of days from 0.01 to 90')
+    .optional()
+    .transform((v) => (v === undefined ? 3 : Number(v)))
+    .refine((n) => n >= 0.01 && n <= 90, 'is not a number of days from 0.01 to 90'),
   // Scale benchmarks only (bench/catalogue-scale.ts): registers synthetic-01…NN as providers.
   CITEBENCH_SYNTHETIC_PROVIDERS: intVar(
     0,
@@ -137,9 +153,13 @@ export interface Config {
   readonly mcpFastPath: boolean;
   /** HARNESS_ENABLED: measure (true) or serve stored data only (false). */
   readonly harnessEnabled: boolean;
-  /** DEMO_SEED and DEMO_SPEED: the simulator's seed and the demo's live clock multiplier. */
+  /** DEMO_SEED and DEMO_SPEED: the simulator's seed and the demo clock's multiplier. */
   readonly demoSeed: number;
   readonly demoSpeed: number;
+  /** DEMO_START: the demo clock's simulated start on a fresh DATA_DIR (epoch ms), null for now. */
+  readonly demoStart: number | null;
+  /** DEMO_DAYS: how many days a fresh demo backfills (default 3). */
+  readonly demoDays: number;
   /** The data comes from simulated providers (the demo, `serve --simulate`); set by the command, not env. */
   readonly simulated: boolean;
   /**
@@ -202,6 +222,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     harnessEnabled: e.HARNESS_ENABLED === 'true',
     demoSeed: e.DEMO_SEED,
     demoSpeed: e.DEMO_SPEED,
+    demoStart: e.DEMO_START,
+    demoDays: e.DEMO_DAYS,
     simulated: false,
     syntheticProviders: e.CITEBENCH_SYNTHETIC_PROVIDERS,
   };

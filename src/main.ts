@@ -2,13 +2,12 @@ import type { Server } from 'node:http';
 import { ConfigError, loadConfig } from './config.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
 import { SpecError } from './core/spec-schema.ts';
-import { loadHarnessConfig, simulatorEnv } from './harness/config.ts';
-import type { Harness } from './harness/service.ts';
-import { type HarnessLog, systemClock } from './harness/types.ts';
+import { DemoClockError, type OpenedDemoClock, openDemoClock } from './demo/demo-clock.ts';
+import { type Prepare, realHarness } from './harness-prepare.ts';
 import { bindServer } from './http/node-server.ts';
 import { answerStarting } from './http/starting.ts';
 import { watchLauncher } from './launcher-watch.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createLogger } from './log.ts';
 import { loadProviderCatalogue } from './publication/provider-catalogue-file.ts';
 import type { Service } from './service.ts';
 import {
@@ -20,22 +19,11 @@ import {
   specFailure,
   startupFailure,
 } from './startup-failures.ts';
-import { type StartupProgress, StartupState } from './startup-state.ts';
+import { StartupState } from './startup-state.ts';
 import { loadStoreConfig, type StoreConfig, StoreConfigError } from './store/prometheus-config.ts';
 import type { Store } from './store/sample-store.ts';
 
-/**
- * Extra start-up work once the port is bound (a harness, the demo's backfill), while every request
- * is answered 503 `starting`; returns how to stop it. `signal` fires when a shutdown signal arrives
- * during that work (a long backfill may stop early on it); `startup` takes the backfill's progress,
- * which /healthz shows.
- */
-export type Prepare = (
-  service: Service,
-  log: Logger,
-  signal: AbortSignal,
-  startup: StartupProgress,
-) => Promise<(() => Promise<void>) | undefined>;
+export { harnessLog, type Prepare, simulatedHarness } from './harness-prepare.ts';
 
 /**
  * Shutdown bounds. Requests in flight and the harness's current cycle get 5 s each, in parallel,
@@ -45,16 +33,6 @@ export type Prepare = (
 export const SHUTDOWN = { drainMs: 5_000, harnessMs: 5_000, hardMs: 15_000 } as const;
 
 const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
-
-export function harnessLog(log: Logger): HarnessLog {
-  return (level, msg, fields) => {
-    const f = fields ? { ...fields } : undefined;
-    if (level === 'debug') log.debug(msg, f);
-    else if (level === 'info') log.info(msg, f);
-    else if (level === 'warn') log.warn(msg, f);
-    else log.error(msg, f);
-  };
-}
 
 /** Resolves true when `p` settles within `ms`, false when the bound passes first. */
 function within(p: Promise<unknown>, ms: number): Promise<boolean> {
@@ -66,118 +44,6 @@ function within(p: Promise<unknown>, ms: number): Promise<boolean> {
     ).finally(() => clearTimeout(t));
   });
 }
-
-/**
- * On a store with no sample yet, every benchmark is measured once right away (at its latest aligned
- * slot) instead of after the next 30-minute or 6-hour slot; the scheduler then carries on.
- */
-async function measureOnceIfEmpty(service: Service, harness: Harness, log: Logger): Promise<void> {
-  if ((await service.store.timeBounds()) !== null) return;
-  for (const spec of service.specs) {
-    if (!harness.benchmarks.includes(spec.slug)) continue;
-    log.info('empty DATA_DIR: measuring now instead of waiting for the next slot', { benchmark: spec.slug });
-    harness
-      .measureNow(spec.slug)
-      .catch((e: unknown) => log.warn('start-up cycle failed', { benchmark: spec.slug, error: String(e) }));
-  }
-}
-
-/** The default: the real harness against the providers' APIs, in this process (one writer). */
-const realHarness: Prepare = async (service, log) => {
-  if (!service.config.harnessEnabled) {
-    log.info('harness disabled (HARNESS_ENABLED=false); serving stored data only');
-    return undefined;
-  }
-  const { startHarness } = await import('./harness/service.ts');
-  // Validated at start-up already (startFromEnv), so this cannot fail here.
-  const harness = startHarness({
-    store: service.store,
-    specs: service.specs,
-    metrics: service.metrics,
-    harnessConfig: loadHarnessConfig(),
-    log: harnessLog(log),
-  });
-  await measureOnceIfEmpty(service, harness, log);
-  return () => harness.stop();
-};
-
-/**
- * `serve --simulate`: the same harness and schedule against the simulated providers (seed
- * DEMO_SEED), every sample labelled simulated; no backfill (that is `demo`).
- */
-export const simulatedHarness: Prepare = async (service, log) => {
-  if (!service.config.harnessEnabled) {
-    log.info('harness disabled (HARNESS_ENABLED=false); serving stored simulated data only');
-    return undefined;
-  }
-  const seed = service.config.demoSeed;
-  const [
-    { openDemoChains, REGIONAL_FAMILY, startRpcDemo },
-    { startSimulator },
-    { startHarness },
-    { demoTruthReader },
-  ] = await Promise.all([
-    import('./demo/rpc-demo.ts'),
-    import('./sim/server.ts'),
-    import('./harness/service.ts'),
-    import('./demo/demo-dexes.ts'),
-  ]);
-  // The demo chains: the json-rpc family's nodes, and the trade cells' ground truth and the
-  // simulated trade providers' source (an hour of history, then following the clock).
-  const chains = await openDemoChains({
-    seed,
-    now: Date.now(),
-    dataDir: service.config.dataDir,
-    log: harnessLog(log),
-    backfillMs: 0,
-    // The first cycle measures the latest closed 30-min slot: its window opens up to 90 min ago.
-    chainLeadMs: 100 * 60_000,
-  });
-  const stopChains = () => Promise.all(chains.map((c) => c.stop()));
-  const sim = await startSimulator({
-    seed,
-    chains: chains.map((c) => ({ chain: c.chain, url: c.node.url })),
-  }).catch(async (e: unknown) => {
-    await stopChains();
-    throw e;
-  });
-  // The json-rpc family measures its own simulated nodes, one harness per region (rpc-demo.ts).
-  const rpc = await startRpcDemo({
-    store: service.store,
-    chains,
-    specs: service.specs.filter((s) => s.family === REGIONAL_FAMILY),
-    metrics: service.metrics,
-    seed,
-    now: Date.now(),
-    env: process.env,
-    log: harnessLog(log),
-    backfillMs: 0,
-  }).catch(async (e: unknown) => {
-    await sim.close();
-    await stopChains();
-    throw e;
-  });
-  await Promise.all(chains.map((c) => c.buildTo(Date.now())));
-  const harness = startHarness({
-    store: service.store,
-    specs: service.specs.filter((s) => s.family !== REGIONAL_FAMILY),
-    metrics: service.metrics,
-    // The operator's HARNESS_* (timeouts, retries, region) apply; the simulator gives URLs and keys.
-    harnessConfig: loadHarnessConfig({ ...process.env, ...simulatorEnv(sim.baseUrls, sim.keys) }),
-    log: harnessLog(log),
-    simulated: true,
-    truth: demoTruthReader(chains),
-  });
-  rpc?.goLive(systemClock);
-  const stopFollow = chains.map((c) => c.follow(systemClock));
-  await measureOnceIfEmpty(service, harness, log);
-  return async () => {
-    for (const f of stopFollow) f();
-    await Promise.all([harness.stop(), rpc?.stop()]);
-    await sim.close();
-    await stopChains();
-  };
-};
 
 export interface StartOptions {
   /** Simulated providers (the demo, `serve --simulate`): marked everywhere, refused on a measured store. */
@@ -312,6 +178,20 @@ export async function startFromEnv(
       await opening;
     }
     if (stopping) return stopped();
+    // The demo and serve --simulate run on the demo clock kept in DATA_DIR (src/demo/demo-clock.ts):
+    // a bad demo-clock.json is a DATA_DIR fault, reported before the port is bound.
+    let demoClock: OpenedDemoClock | undefined;
+    if (config.simulated) {
+      demoClock = await openDemoClock({
+        dataDir: config.dataDir,
+        speed: config.demoSpeed,
+        start: config.demoStart,
+      }).catch(async (e: unknown) => {
+        if (!(e instanceof DemoClockError)) throw e;
+        await release();
+        return fail(`cannot start: ${e.message}`);
+      });
+    }
     // 3. The port: from here every request is answered 503 `starting` until the service is ready.
     const bound = await bindServer(config.port, config.host, (req, res) =>
       answerStarting(req, res, startup),
@@ -337,6 +217,9 @@ export async function startFromEnv(
         store: storeConfig,
         startup,
         ...(openedStore ? { openedStore } : {}),
+        ...(demoClock ? { clock: demoClock.clock.now, clockRate: demoClock.clock.rate } : {}),
+        // The demo's closed days wait for its backfill plan (src/demo/backfill-plan.ts).
+        ...(opts.command === 'demo' ? { awaitSlotPlan: true } : {}),
       });
     } catch (e) {
       if (stopping) return stopped();
@@ -360,6 +243,19 @@ export async function startFromEnv(
       dataDir: config.dataDir,
       status: 'starting',
     });
+    if (demoClock) {
+      await demoClock.save();
+      const { anchor, anchorWall, speed } = demoClock.clock.anchor;
+      log.info('demo clock', {
+        now: new Date(demoClock.clock.now()).toISOString(),
+        anchor: new Date(anchor).toISOString(),
+        anchorWall: new Date(anchorWall).toISOString(),
+        speed,
+        origin: demoClock.origin,
+      });
+      if (config.demoStart !== null && demoClock.origin !== 'new')
+        log.warn('DEMO_START ignored: DATA_DIR/demo-clock.json continues its simulated time');
+    }
     stopExtra = await prepare(service, log, preparing.signal, startup);
     if (stopping) return stopped();
     // Every closed day not frozen yet is frozen before the first request, so no past day is ever

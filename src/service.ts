@@ -24,6 +24,8 @@ import type { Store } from './store/sample-store.ts';
 export interface Service {
   readonly config: Config;
   readonly clock: () => number;
+  /** Clock ms per real ms: DEMO_SPEED on the demo clock (src/demo/demo-clock.ts), else 1. */
+  readonly clockRate: number;
   readonly specs: readonly BenchmarkSpec[];
   readonly store: Store;
   readonly publication: Publication;
@@ -97,6 +99,10 @@ export interface ServiceOptions {
   /** Which store (STORE=embedded|prometheus); embedded when omitted. */
   readonly store?: StoreConfig;
   readonly clock?: () => number;
+  /** Clock ms per real ms (the demo clock runs DEMO_SPEED× faster); 1 when omitted. */
+  readonly clockRate?: number;
+  /** The demo: closed days wait for its backfill plan (publication.expectSlots) before they freeze. */
+  readonly awaitSlotPlan?: boolean;
   /** The build named in provenance (package.json, CITEBENCH_REVISION or git HEAD when omitted). */
   readonly build?: BuildInfo;
   /** Extra route registrars (images, MCP) given the assembled dependencies. */
@@ -130,6 +136,7 @@ export function droppedSamples(registry: Registry): Counter {
 export async function createService(opts: ServiceOptions): Promise<Service> {
   const { config, log } = opts;
   const clock = opts.clock ?? Date.now;
+  const clockRate = opts.clockRate ?? 1;
   const specs = await loadSpecs(config.benchmarksDir);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
@@ -147,10 +154,12 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     store,
     config,
     clock,
+    clockRate,
+    ...(opts.awaitSlotPlan ? { awaitSlotPlan: true } : {}),
     ...(opts.build ? { build: opts.build } : {}),
   });
   const closeHooks: (() => Promise<void> | void)[] = [];
-  const shared = { config, clock, specs, store, publication, metrics };
+  const shared = { config, clock, clockRate, specs, store, publication, metrics };
   const core: ServiceCore = { ...shared, onClose: (fn) => closeHooks.push(fn) };
   const app = buildApp({
     config,

@@ -19,13 +19,20 @@ afterEach(() => {
 });
 
 /**
- * Speed 1800: a trade cycle every second of real time, a network cycle every 12 s. The two
+ * Speed 600: a trade cycle every 3 s of real time, a network cycle every 36 s. The two
  * benchmarks whose cycles this checks; the json-rpc demo's restarts are tested in rpc-demo.test.ts.
+ * The demo clock starts at 00:30 on DAY (DEMO_START) and backfills 1.05 days (DEMO_DAYS: 51 trade
+ * and 5 network cycles), so the day before, BEFORE, lies wholly in the backfill.
  */
 const BENCHMARKS = benchmarksWithout(['json-rpc']);
+const DAY = '2026-03-10';
+const BEFORE = '2026-03-09';
+const BEFORE_START = Date.UTC(2026, 2, 9);
 const demoEnv = (dir: string) => ({
   DATA_DIR: dir,
-  DEMO_SPEED: '1800',
+  DEMO_SPEED: '600',
+  DEMO_START: `${DAY}T00:30:00Z`,
+  DEMO_DAYS: '1.05',
   LOG_LEVEL: 'info',
   BENCHMARKS_DIR: BENCHMARKS,
 });
@@ -110,60 +117,101 @@ function expectContiguous(slots: ReadonlySet<number>, cadence: number): void {
     expect((sorted[i] as number) - (sorted[i - 1] as number)).toBe(cadence);
 }
 
-describe('kill -9 mid-write, then restart on the same DATA_DIR', () => {
-  it('keeps every reported cycle exactly once and whole, frozen bytes identical, and resumes at the next slot', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cb-crash-'));
+/** Polls until `url` answers 200 and returns its JSON. */
+async function json200<T>(url: string, ms: number, p: ServiceProcess): Promise<T> {
+  await until200(url, ms, p);
+  return (await (await fetch(url)).json()) as T;
+}
 
-    // 1. Killed during the backfill, after a progress line reported cycles complete.
+/** The citable index's status of each benchmark. */
+async function statuses(base: string): Promise<Record<string, string>> {
+  const idx = (await (await fetch(`${base}/api/citable`)).json()) as {
+    benchmarks: Array<{ slug: string; status: string }>;
+  };
+  return Object.fromEntries(idx.benchmarks.map((b) => [b.slug, b.status]));
+}
+
+describe('kill -9 during the backfill or mid-write, then restart on the same DATA_DIR', () => {
+  it('resumes the backfill plan: the day before as an uninterrupted run, no gap, live at once; every reported cycle whole, frozen bytes identical', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cb-crash-'));
+    // The uninterrupted run with the same seed and clock start, beside it (another DATA_DIR).
+    const whole = await spawnService(demoEnv(mkdtempSync(join(tmpdir(), 'cb-whole-'))));
+    running.push(whole);
+
+    // 1. Killed during the backfill, between 20% and 80% of it.
     const first = await spawnService(demoEnv(dir));
     running.push(first);
-    const m = await first.waitFor(/backfilling 3 days: (\d+)\/(\d+) cycles \((?:[2-9]\d|100)%\)/, 90_000);
+    const m = await first.waitFor(/backfilling [\d.]+ days: (\d+)\/(\d+) cycles \((?:[2-7]\d)%\)/, 90_000);
     await killHard(first);
     const reported = Number(m[1]);
     let slots = await inspect(dir);
     const stored = (slots.get(TRADE)?.size ?? 0) + (slots.get(NETWORK)?.size ?? 0);
     // Backfill runs slots oldest first: what is stored is a gap-free prefix at least as long as reported.
     expect(stored).toBeGreaterThanOrEqual(reported);
+    expect(stored).toBeLessThan(Number(m[2]));
     expectContiguous(slots.get(TRADE) ?? new Set(), CADENCE[TRADE] as number);
     expectContiguous(slots.get(NETWORK) ?? new Set(), CADENCE[NETWORK] as number);
 
-    // 2. Restarted: it serves, freezes a day snapshot, measures live; killed mid-stream of writes.
+    // 2. Restarted: the plan is resumed (its tried slots skipped), extended over the downtime, and
+    // every benchmark is live within 60 s of the restart.
+    const restartedAt = Date.now();
     const second = await spawnService(demoEnv(dir));
     running.push(second);
-    await until200(`${second.base}/healthz`, 30_000, second);
-    const firstDay = new Date(Math.min(...(slots.get(TRADE) ?? []))).toISOString().slice(0, 10);
-    // Older closed days are frozen in the background after the newest: until then "not frozen yet".
-    await until200(`${second.base}/api/citable/${firstDay}`, 30_000, second);
-    const snap = await fetch(`${second.base}/api/citable/${firstDay}`);
-    expect(snap.status).toBe(200);
-    const frozen = await snap.text();
-    await second.waitFor(/(token-trade-coverage: cycle \S+ wrote \d+ samples[\s\S]*){3}/, 30_000);
-    // Land somewhere inside the next cycle (one a second), not on a cycle boundary.
-    await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 700)));
-    await killHard(second);
-    const live = reportedCycles(second.output());
-    expect(live.length).toBeGreaterThanOrEqual(3);
-    slots = await inspect(dir);
-    for (const c of live) expect(slots.get(c.benchmark)?.has(c.at), `${c.benchmark} ${c.at}`).toBe(true);
-    const lastTrade = Math.max(...(slots.get(TRADE) ?? []));
+    const resumed = await second.waitFor(/backfill plan resumed .*resumedSlots=(\d+)/, 60_000);
+    // Each cycle marks every benchmark it serves: the trade cycle two, the network cycle one.
+    expect(Number(resumed[1])).toBeGreaterThan(0);
+    expect(Number(resumed[1])).toBeGreaterThanOrEqual(reported);
+    await until200(`${second.base}/healthz`, 60_000, second);
+    let live: Record<string, string> = {};
+    while (Date.now() - restartedAt < 60_000) {
+      live = await statuses(second.base);
+      if (live[TRADE] === 'live' && live[NETWORK] === 'live') break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect({ [TRADE]: live[TRADE], [NETWORK]: live[NETWORK] }).toEqual({
+      [TRADE]: 'live',
+      [NETWORK]: 'live',
+    });
+    expect(Date.now() - restartedAt).toBeLessThan(60_000);
+    // The day before is frozen once its planned slots ran: with the rows of the uninterrupted run.
+    type Manifest = { rows: number; missingSlots?: unknown[] };
+    const resumedDay = await json200<Manifest>(`${second.base}/api/dataset/${BEFORE}.json`, 30_000, second);
+    await until200(`${whole.base}/healthz`, 90_000, whole);
+    const wholeDay = await json200<Manifest>(`${whole.base}/api/dataset/${BEFORE}.json`, 30_000, whole);
+    await killHard(whole);
+    expect(wholeDay.rows).toBeGreaterThan(5_000);
+    expect(
+      Math.abs(resumedDay.rows - wholeDay.rows) / wholeDay.rows,
+      `rows of ${BEFORE}: resumed ${resumedDay.rows}, uninterrupted ${wholeDay.rows}`,
+    ).toBeLessThanOrEqual(0.02);
+    expect(resumedDay.missingSlots).toBeUndefined();
+    const frozen = await (await fetch(`${second.base}/api/citable/${BEFORE}`)).text();
+    expect(JSON.parse(frozen).site.missingSlots).toBeUndefined();
 
-    // 3. Restarted again: identical frozen bytes, and the next cycle is the next slot.
+    // 3. Killed mid-stream of live writes: every reported cycle is stored whole.
+    await second.waitFor(/(token-trade-coverage: cycle \S+ wrote \d+ samples[\s\S]*){2}/, 30_000);
+    // Land somewhere inside the next cycle (one every 3 s), not on a cycle boundary.
+    await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 2_500)));
+    await killHard(second);
+    const liveCycles = reportedCycles(second.output());
+    expect(liveCycles.length).toBeGreaterThanOrEqual(2);
+    slots = await inspect(dir);
+    for (const c of liveCycles)
+      expect(slots.get(c.benchmark)?.has(c.at), `${c.benchmark} ${c.at}`).toBe(true);
+
+    // 4. Restarted again: identical frozen bytes; the downtime's slots are backfilled, so the
+    // series from the first backfilled slot to the last has no gap, the day before included.
     const third = await spawnService(demoEnv(dir));
     running.push(third);
-    await until200(`${third.base}/healthz`, 30_000, third);
-    expect(await (await fetch(`${third.base}/api/citable/${firstDay}`)).text()).toBe(frozen);
-    await third.waitFor(/token-trade-coverage: cycle \S+ wrote \d+ samples/, 30_000);
-    const next = reportedCycles(third.output()).find((c) => c.benchmark === TRADE);
-    // The slot after the last stored one; or that one again if the kill fell between its append and
-    // the harness's "last cycle" mark, which then rewrites nothing (samples are keyed by series and t).
-    expect([lastTrade, lastTrade + (CADENCE[TRADE] as number)]).toContain(next?.at);
+    await until200(`${third.base}/healthz`, 60_000, third);
+    expect(await (await fetch(`${third.base}/api/citable/${BEFORE}`)).text()).toBe(frozen);
+    // Serving means its plan ran: the downtime's slots and the ones its clock reached meanwhile.
     await killHard(third);
     slots = await inspect(dir);
-    // The live run and the resumed one form one gap-free series (the backfill ended days earlier).
-    const liveStart = Math.min(...live.filter((c) => c.benchmark === TRADE).map((c) => c.at));
-    expectContiguous(
-      new Set([...(slots.get(TRADE) ?? [])].filter((t) => t >= liveStart)),
-      CADENCE[TRADE] as number,
-    );
-  }, 150_000);
+    const trade = slots.get(TRADE) ?? new Set<number>();
+    expectContiguous(trade, CADENCE[TRADE] as number);
+    expectContiguous(slots.get(NETWORK) ?? new Set(), CADENCE[NETWORK] as number);
+    const dayBefore = [...trade].filter((t) => t >= BEFORE_START && t < BEFORE_START + 86_400_000);
+    expect(dayBefore).toHaveLength(48);
+  }, 180_000);
 });

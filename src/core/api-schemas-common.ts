@@ -41,12 +41,37 @@ export const degradedSchema = z
     'True while the sample store cannot be read: this is the last view computed before it went down (distinct from stale, which means old data); absent otherwise.',
   );
 
+/**
+ * Slots of a frozen day that no harness cycle ran (issue 26): the service was down, or the
+ * scheduler skipped a slot it reached late. Present on frozen days only, and only when there are
+ * some: a day without is published exactly as before.
+ */
+export const missingSlotsSchema = z
+  .array(
+    z
+      .object({
+        benchmark: z.string(),
+        region: z
+          .string()
+          .nullable()
+          .describe('HARNESS_REGION of the harness that owned the slot; null when unset.'),
+        slot: z.iso.datetime().describe('The aligned slot time the cycle was due at.'),
+      })
+      .meta({ id: 'MissingSlot' }),
+  )
+  .min(1)
+  .optional()
+  .describe(
+    "Frozen days only: the slots expected that day that no harness cycle ran (the service was down, or the slot was skipped, late), sorted by slot, benchmark, region. Expected: a backfill plan's slots (the demo), and from each (benchmark, region)'s first cycle marker on, every aligned slot of its cadence. Absent when none is missing.",
+  );
+
 export const dimensionValueSchema = z.object({ value: z.string(), label: z.string() });
 
 export type ApiError = z.infer<typeof errorSchema>;
 export type Filters = z.infer<typeof filtersSchema>;
 export type Leader = z.infer<typeof leaderSchema>;
 export type Cite = z.infer<typeof citeSchema>;
+export type MissingSlots = NonNullable<z.infer<typeof missingSlotsSchema>>;
 
 /** A 95% interval [lo, hi] of a quantile from order statistics (src/core/uncertainty.ts). */
 export const intervalSchema = z

@@ -1,6 +1,6 @@
 /** The data downloads: series, the daily dataset index and CSL-JSON citations. */
 import { z } from 'zod';
-import { filtersSchema } from './api-schemas-common.ts';
+import { filtersSchema, missingSlotsSchema } from './api-schemas-common.ts';
 import { provenanceSchema } from './api-schemas-index.ts';
 
 export const seriesSchema = z
@@ -51,6 +51,7 @@ export const datasetIndexSchema = z
           .describe(
             "A closed day's manifest (GET /api/dataset/{date}.json); today has none until it is frozen.",
           ),
+        missingSlots: missingSlotsSchema,
       }),
     ),
   })
@@ -80,6 +81,7 @@ export const datasetManifestSchema = z
       .describe(
         "The day's site.provenance (/api/citable/{date}); null for days frozen before provenance was published.",
       ),
+    missingSlots: missingSlotsSchema,
   })
   .meta({ id: 'DatasetManifest' });
 

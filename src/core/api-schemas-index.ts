@@ -1,6 +1,6 @@
 /** The site-wide views: the citable index, freshness and the featured cards. */
 import { z } from 'zod';
-import { degradedSchema, leaderSchema, simulatedSchema } from './api-schemas-common.ts';
+import { degradedSchema, leaderSchema, missingSlotsSchema, simulatedSchema } from './api-schemas-common.ts';
 
 export const citableRowSchema = z
   .object({
@@ -69,6 +69,7 @@ export const citableIndexSchema = z
       provenance: provenanceSchema
         .optional()
         .describe('Absent from days frozen before provenance was published (they stay byte-identical).'),
+      missingSlots: missingSlotsSchema,
     }),
     count: z.int().min(0),
     benchmarks: z.array(citableRowSchema),

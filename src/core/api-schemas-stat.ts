@@ -7,6 +7,7 @@ import {
   filtersSchema,
   intervalSchema,
   leaderSchema,
+  missingSlotsSchema,
   significanceSchema,
   simulatedSchema,
 } from './api-schemas-common.ts';
@@ -154,7 +155,14 @@ export const statSchema = z
       .describe(
         "The public source of the harness that measured it: the site's SOURCE_URL, `{family}` replaced by the benchmark's family.",
       ),
-    methodology: z.array(z.string()),
+    methodology: z
+      .array(z.string())
+      .describe(
+        'Ordered statements on how the benchmark is measured; a frozen day with missing slots ends with a statement naming them (see missingSlots).',
+      ),
+    missingSlots: missingSlotsSchema.describe(
+      "Frozen days only: this benchmark's slots of the day that no harness cycle ran (as in the day's index site.missingSlots). Absent when none is missing, and on live Stats.",
+    ),
     license: z.literal('CC-BY-4.0'),
     window: z.string(),
     dimensions: z.record(z.string(), z.array(dimensionValueSchema)),

@@ -19,6 +19,13 @@ export interface DatasetOptions {
   readonly end: number;
   /** Probability that a provider's cycle fails (no sample for coverage; 5xx for trades). */
   readonly failureRate?: number;
+  /**
+   * Write each cycle's harness_cycle markers, one per benchmark the cycle serves, as the harness
+   * does (default false: the datasets tests were written against have none).
+   */
+  readonly markers?: boolean;
+  /** The service was down over (from, to]: no cycle ran there, so nothing is written (issue 26's missing slots). */
+  readonly down?: { readonly from: number; readonly to: number };
 }
 
 const NETWORK_BASE: Readonly<Record<string, number>> = {
@@ -55,6 +62,7 @@ const TRADE_PROVIDERS: readonly { slug: string; capture: number; spread: number;
 const H = 3_600_000;
 const TRADE_STEP = 30 * 60_000;
 const TRADE_BENCHMARK = 'token-trade-coverage';
+const NETWORK_BENCHMARK = 'network-coverage';
 const RECALL_BENCHMARK = 'token-trade-recall';
 /** Chains whose cells have a ground truth (a reference node): the EVM chains. */
 const TRUTH_CHAINS = new Set(['ethereum', 'bsc', 'base']);
@@ -184,9 +192,17 @@ export function buildDataset(o: DatasetOptions): Sample[] {
   const out: Sample[] = [];
   const fail = o.failureRate ?? 0.02;
   const start = o.end - o.days * 24 * H;
+  const ran = (t: number) => !(o.down && t > o.down.from && t <= o.down.to);
+  const mark = (t: number, benchmarks: readonly string[]) => {
+    if (o.markers)
+      for (const benchmark of benchmarks)
+        out.push({ metric: METRICS.harnessCycle, labels: { benchmark }, t, v: 1 });
+  };
 
   const netStep = 6 * H;
   for (let t = Math.floor(o.end / netStep) * netStep; t > start; t -= netStep) {
+    if (!ran(t)) continue;
+    mark(t, [NETWORK_BENCHMARK]);
     const r = prng(hash32(`net:${o.seed}:${t}`));
     const dayIndex = Math.floor((t - start) / (24 * H));
     for (const [provider, base] of Object.entries(NETWORK_BASE)) {
@@ -198,6 +214,8 @@ export function buildDataset(o: DatasetOptions): Sample[] {
   }
 
   for (const t of tradeCycleTimes(o)) {
+    if (!ran(t)) continue;
+    mark(t, [TRADE_BENCHMARK, RECALL_BENCHMARK]);
     // Per benchmark (each over its own cells, as the harness tallies them) and provider.
     const probes = new Map<string, Map<string, { probes: number; fiveXx: number }>>();
     const tally = (benchmark: string, provider: string, fiveXx: boolean) => {

@@ -6,7 +6,13 @@ import { loadHarnessConfig } from '../harness/config.ts';
 import { providerUnion } from '../harness/families/union.ts';
 import type { CycleReport } from '../harness/report.ts';
 import { referenceVar, rpcUrlVar } from '../harness/rpc-config.ts';
-import { type Harness, type HarnessOptions, lastCycle, startHarness } from '../harness/service.ts';
+import {
+  CycleFailedError,
+  type Harness,
+  type HarnessOptions,
+  lastCycle,
+  startHarness,
+} from '../harness/service.ts';
 import type { Clock, HarnessLog } from '../harness/types.ts';
 import { type DemoChain, startDemoChains } from '../sim/chains/index.ts';
 import { DEMO_REGIONS, type RpcSimulator, startRpcSimulator } from '../sim/rpc/index.ts';
@@ -73,17 +79,26 @@ export interface RpcDemoOptions {
    */
   readonly backfillMs?: number;
   /**
-   * The demo's time once the backfill is done: the slot it has reached is measured too (the demo,
-   * whose `now` is the wall clock at start, so the family is fresh when it opens).
+   * The slots to backfill and the regions each is due in (the demo's backfill plan,
+   * src/demo/backfill-plan.ts). Without it: every 5-minute slot of the last `backfillMs` a region
+   * has not stored yet.
    */
-  readonly catchUp?: () => number;
+  readonly slots?: readonly RpcSlot[];
   /** Each backfilled cycle's report (tests). */
   readonly onCycle?: (report: CycleReport) => void;
+}
+
+/** One slot of the json-rpc backfill and the regions it runs in. */
+export interface RpcSlot {
+  readonly at: number;
+  readonly regions: readonly string[];
 }
 
 export interface RpcDemo {
   readonly backfilled: number;
   readonly simulator: RpcSimulator;
+  /** Runs more slots in time order before goLive (the demo's catch-up with its clock); how many ran. */
+  run(slots: readonly RpcSlot[]): Promise<number>;
   /** Starts live measuring on the demo clock (the chains' owner makes them follow it). */
   goLive(clock: Clock): void;
   stop(): Promise<void>;
@@ -127,10 +142,11 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
   const chains = opts.chains.filter((c) => measured.has(c.chain));
   let sim: RpcSimulator | undefined;
   const harnesses: Harness[] = [];
+  const backfill: Harness[] = [];
   let stopping = false;
   const stopAll = async () => {
     stopping = true;
-    await Promise.all(harnesses.map((h) => h.stop()));
+    await Promise.all([...harnesses, ...backfill].map((h) => h.stop()));
     await sim?.close();
   };
   try {
@@ -158,57 +174,88 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
         ...(opts.build ? { build: opts.build } : {}),
         ...extra,
       });
-    const backfill = configs.map(({ config }) =>
-      regionHarness(config, {
-        autoStart: false,
-        virtualLatency: true,
-        ...(opts.onCycle ? { onCycle: opts.onCycle } : {}),
-      }),
+    backfill.push(
+      ...configs.map(({ config }) =>
+        regionHarness(config, {
+          autoStart: false,
+          virtualLatency: true,
+          ...(opts.onCycle ? { onCycle: opts.onCycle } : {}),
+        }),
+      ),
     );
     const slug = opts.specs[0]?.slug ?? '';
-    const lasts = await Promise.all(DEMO_REGIONS.map((r) => lastCycle(opts.store, slug, r)));
     const end = Math.floor(opts.now / cadence) * cadence;
-    const from = end - backfillMs;
-    const slots: number[] = [];
-    for (let t = end; t > from; t -= RPC_BACKFILL_STEP_MS) slots.push(t);
-    slots.reverse();
+    let slots = opts.slots;
+    if (!slots) {
+      const lasts = await Promise.all(DEMO_REGIONS.map((r) => lastCycle(opts.store, slug, r)));
+      const from = end - backfillMs;
+      const times: number[] = [];
+      for (let t = end; t > from; t -= RPC_BACKFILL_STEP_MS) times.push(t);
+      // A region that stored this slot before (a restart) keeps it: history is never rewritten.
+      slots = times.reverse().map((at) => ({
+        at,
+        regions: DEMO_REGIONS.filter((_, r) => {
+          const last = lasts[r];
+          return last === null || last === undefined || last < at;
+        }),
+      }));
+    }
+
+    /** One slot in its due regions, on chains built up to it (never past a slot not measured yet). */
+    const runSlot = async ({ at, regions }: RpcSlot): Promise<boolean> => {
+      const due = regions.flatMap((r) => {
+        const h = backfill[DEMO_REGIONS.indexOf(r)];
+        return h ? [h] : [];
+      });
+      if (due.length === 0) return false;
+      await Promise.all(chains.map((c) => c.buildTo(at)));
+      await Promise.all(
+        due.map((h) =>
+          h.runCycle(slug, at).catch((e: unknown) => {
+            // A failed cycle whose failure is stored is tried: the plan goes on.
+            if (!(e instanceof CycleFailedError && e.stored)) throw e;
+            log('warn', `rpc demo: cycle ${new Date(at).toISOString()} failed: ${e.message}`);
+          }),
+        ),
+      );
+      return true;
+    };
 
     let backfilled = 0;
-    for (const [i, at] of slots.entries()) {
+    for (const [i, slot] of slots.entries()) {
       if (stopping) break;
-      // A region that stored this slot before (a restart) keeps it: history is never rewritten.
-      const due = backfill.filter((_, r) => {
-        const last = lasts[r];
-        return last === null || last === undefined || last < at;
-      });
-      if (due.length > 0) {
-        await Promise.all(chains.map((c) => c.buildTo(at)));
-        await Promise.all(due.map((h) => h.runCycle(slug, at)));
-        backfilled++;
-      }
+      if (await runSlot(slot)) backfilled++;
       opts.onProgress?.(i + 1, slots.length);
     }
-    // The slot the demo's clock reached meanwhile: measured now, so the family opens fresh.
-    const reached = opts.catchUp ? Math.floor(opts.catchUp() / cadence) * cadence : end;
-    if (!stopping && backfillMs > 0 && reached > end) {
-      await Promise.all(chains.map((c) => c.buildTo(reached)));
-      await Promise.all(backfill.map((h) => h.runCycle(slug, reached)));
-      backfilled++;
-    }
-    await Promise.all(backfill.map((h) => h.stop()));
     log('info', `rpc demo: backfilled ${backfilled} slots in ${DEMO_REGIONS.length} regions`);
-    await Promise.all(chains.map((c) => c.buildTo(Math.max(opts.now, reached))));
+    const newest = slots.reduce((m, x) => Math.max(m, x.at), opts.now);
+    await Promise.all(chains.map((c) => c.buildTo(newest)));
+    let live = false;
+    const stopBackfill = () => Promise.all(backfill.map((h) => h.stop()));
     return {
       backfilled,
       simulator: s,
+      async run(more) {
+        let n = 0;
+        for (const slot of more) {
+          if (stopping || live) break;
+          if (await runSlot(slot)) n++;
+        }
+        return n;
+      },
       goLive(clock) {
-        if (stopping) return;
+        if (stopping || live) return;
+        live = true;
+        void stopBackfill();
         s.setVirtualLatency(false);
         for (const { config } of configs) {
           harnesses.push(regionHarness(config, { clock }));
         }
       },
-      stop: stopAll,
+      async stop() {
+        await stopBackfill();
+        await stopAll();
+      },
     };
   } catch (e) {
     await stopAll().catch(() => undefined);

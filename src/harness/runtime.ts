@@ -38,6 +38,30 @@ export function writeCycle(
   return rt.store.append(extra ? all.map((s) => ({ ...s, labels: { ...s.labels, ...extra } })) : all);
 }
 
+/**
+ * The label a failed cycle's marker carries: harness_cycle{benchmark, failure="error"} = 0 at its
+ * slot. A cycle whose probe threw stored nothing else; the marker records that its slot was tried
+ * (a plan resumes after it, a frozen day does not list it as missing) and that it failed.
+ */
+export const CYCLE_FAILURE_LABEL = 'failure';
+
+/** Stores the failure marker of a cycle that wrote nothing (one append, like a cycle). */
+export function writeFailedCycle(
+  rt: HarnessRuntime,
+  benchmarks: readonly string[],
+  at: number,
+): Promise<number> {
+  const extra = rt.extraLabels ?? {};
+  return rt.store.append(
+    benchmarks.map((benchmark) => ({
+      metric: HARNESS_CYCLE_METRIC,
+      labels: { benchmark, [CYCLE_FAILURE_LABEL]: 'error', ...extra },
+      t: at,
+      v: 0,
+    })),
+  );
+}
+
 /** Labels in sorted order (the stores key series by them); `region` comes with the harness's own labels. */
 function buildLabels(benchmark: string, build: BuildInfo): Labels {
   return build.revision

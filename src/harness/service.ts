@@ -18,7 +18,7 @@ import type { PoolCache } from './families/trade-capture/pools.ts';
 import { createTruthReader, type TruthReader } from './families/trade-capture/truth.ts';
 import { type HarnessMetrics, harnessMetrics } from './metrics.ts';
 import type { CellReport, CycleReport } from './report.ts';
-import { checkConfigured, type HarnessRuntime, writeCycle } from './runtime.ts';
+import { checkConfigured, type HarnessRuntime, writeCycle, writeFailedCycle } from './runtime.ts';
 import { Scheduler } from './scheduler.ts';
 import { REFERENCE_TOKENS, type ReferenceToken } from './tokens.ts';
 import { type Clock, type HarnessLog, silentLog, systemClock } from './types.ts';
@@ -83,14 +83,32 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-/** The slot of this harness's newest stored cycle of a benchmark (its region's, when it has one). */
+/**
+ * The slot of this harness's newest stored cycle of a benchmark (its region's, when it has one): a
+ * failed cycle's marker (`failure` label, its own series) counts, since its slot was tried.
+ */
 export async function lastCycle(store: Store, slug: string, region?: string): Promise<number | null> {
-  const [s] = await store.latest({
+  const found = await store.latest({
     metric: HARNESS_CYCLE_METRIC,
     matchers: [eq('benchmark', slug), eq(REGION_LABEL, region ?? '')],
     at: Number.MAX_SAFE_INTEGER,
   });
-  return s ? s.t : null;
+  return found.length > 0 ? Math.max(...found.map((s) => s.t)) : null;
+}
+
+/**
+ * A cycle whose probe threw. `stored`: its slot has a marker, so it counts as tried: the failure
+ * marker (writeFailedCycle), or the cycle's own when it had written its samples before it failed;
+ * false when nothing could be written (the store is down).
+ */
+export class CycleFailedError extends Error {
+  constructor(
+    message: string,
+    readonly stored: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
 }
 
 /** Labels on every sample this harness writes: its region, and origin="simulated" for the simulator. */
@@ -176,15 +194,34 @@ export function startHarness(opts: HarnessOptions): Harness {
     const timer = clock.setTimeout(() => ctl.abort('deadline'), deadline);
     const ends = run.specs.map((s) => metrics.cycleDuration.startTimer({ benchmark: s.slug }));
     const slugs = run.specs.map((s) => s.slug);
+    let wrote = false;
     try {
-      const reports = await run.family.probe({
-        rt,
-        benchmarks: run.specs,
-        at,
-        signal: ctl.signal,
-        clock,
-        write: (samples) => writeCycle(rt, slugs, at, samples),
-      });
+      const reports = await run.family
+        .probe({
+          rt,
+          benchmarks: run.specs,
+          at,
+          signal: ctl.signal,
+          clock,
+          write: async (samples) => {
+            // One append: stored whole or not at all, so a failed write stores nothing of the cycle.
+            const n = await writeCycle(rt, slugs, at, samples);
+            wrote = true;
+            return n;
+          },
+        })
+        .catch(async (e: unknown) => {
+          // A cycle that stored nothing stores its failure, so its slot counts as tried (one that
+          // wrote its samples and failed after has its markers already).
+          const stored =
+            wrote ||
+            (await writeFailedCycle(rt, slugs, at).then(
+              () => true,
+              () => false,
+            ));
+          const message = (e as Error)?.message ?? String(e);
+          throw new CycleFailedError(message, stored, { cause: e });
+        });
       for (const report of reports.values()) {
         log(
           'info',

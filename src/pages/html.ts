@@ -88,7 +88,8 @@ footer{max-width:1080px;margin:0 auto;padding:24px 20px 40px;color:var(--muted);
 `;
 
 /**
- * Client-side behaviour, shared by every page and small: copy buttons, relative times, and the
+ * Client-side behaviour, shared by every page and small: copy buttons, relative times (against the
+ * service's now from /api/freshness, so the demo clock's at DEMO_SPEED, not the browser's), and the
  * search box ("/" focuses it) over the live index and /api/search/featured, fetched on first use.
  * The index names only each leader, so each benchmark's Stat is fetched too (cached answers, once
  * per page): a provider is found wherever it is ranked, not only where it leads. Its names are not
@@ -103,8 +104,10 @@ document.querySelectorAll('button[data-copy]').forEach(function(b){
     navigator.clipboard.writeText(el.textContent.trim()).then(function(){b.textContent='Copied';setTimeout(function(){b.textContent=label},2000)},function(){b.textContent='Select and copy'});
   });
 });
-function ago(t){var m=Math.round((Date.now()-Date.parse(t))/60000);if(!(m>=0))return null;if(m<1)return 'just now';if(m<60)return m+' min ago';var h=Math.round(m/60);return h<48?h+' h ago':Math.round(h/24)+' days ago'}
-document.querySelectorAll('time[data-ago]').forEach(function(t){var a=ago(t.getAttribute('datetime'));if(a)t.textContent=a});
+function ago(t,now){var m=Math.round((now-Date.parse(t))/60000);if(!(m>=0))return null;if(m<1)return 'just now';if(m<60)return m+' min ago';var h=Math.round(m/60);return h<48?h+' h ago':Math.round(h/24)+' days ago'}
+var times=document.querySelectorAll('time[data-ago]');
+function ages(now){times.forEach(function(t){var a=ago(t.getAttribute('datetime'),now);if(a)t.textContent=a})}
+if(times.length)fetch('/api/freshness').then(function(r){return r.json()}).then(function(f){ages(typeof f.now==='number'?f.now:Date.now())},function(){ages(Date.now())});
 var box=document.getElementById('q'),list=document.getElementById('q-results'),items=null,loading=null;
 if(!box)return;
 function names(b){return fetch(new URL(b.api).pathname).then(function(r){return r.ok?r.json():{}}).then(function(s){return (s.rankings||[]).map(function(r){return r.name+' '+r.slug}).join(' ')},function(){return ''})}

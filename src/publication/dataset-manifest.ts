@@ -1,11 +1,12 @@
-import { DATASET_LICENSE, type DatasetManifest } from '../core/api-schemas.ts';
+import { DATASET_LICENSE, type DatasetManifest, type MissingSlots } from '../core/api-schemas.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import type { Provenance } from '../core/provenance.ts';
 
 /**
  * A closed day's manifest (GET /api/dataset/{date}.json): its files with their hashes, the
  * licences and the day's provenance, as frozen with the files. `provenance` is null for days whose
- * index was frozen before provenance was published.
+ * index was frozen before provenance was published; `missingSlots` (the index's) only when some
+ * slot of the day ran nowhere.
  */
 export function datasetManifest(
   day: string,
@@ -13,6 +14,7 @@ export function datasetManifest(
   baseUrl: string,
   sha256: { readonly parquet: string; readonly csv: string },
   provenance: Provenance | null,
+  missingSlots?: MissingSlots,
 ): DatasetManifest {
   return {
     date: day,
@@ -23,6 +25,7 @@ export function datasetManifest(
     },
     license: { ...DATASET_LICENSE },
     provenance,
+    ...(missingSlots ? { missingSlots } : {}),
   };
 }
 

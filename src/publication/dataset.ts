@@ -1,4 +1,4 @@
-import type { DatasetIndex } from '../core/api-schemas.ts';
+import type { CitableIndex, DatasetIndex, MissingSlots } from '../core/api-schemas.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
 import { etagOf } from '../core/hash.ts';
@@ -27,6 +27,8 @@ interface DayMeta {
   readonly rows: number;
   readonly sha256: string;
   readonly csvSha256: string;
+  /** The day's missing slots, as its index froze them (absent when none). */
+  readonly missingSlots?: MissingSlots;
 }
 
 export interface DatasetFile {
@@ -54,13 +56,29 @@ export interface DatasetDeps {
   >;
   /** First UTC day with any sample, or null (read once by the publication). */
   firstDay(): Promise<number | null>;
-  /** A frozen day's site.provenance, or null when its index has none (frozen before it was published). */
-  frozenProvenance(day: string): Promise<Provenance | null>;
+  /**
+   * A frozen day's index `site` (its provenance and missingSlots), or null while the day is not
+   * frozen: a day's files are frozen after its index, never before (a day waiting for planned
+   * slots is not frozen yet).
+   */
+  frozenIndexSite(day: string): Promise<CitableIndex['site'] | null>;
 }
 
 export type DatasetManifestResult =
   | { kind: 'ok'; body: Uint8Array<ArrayBuffer>; etag: string }
   | { kind: 'bad_date' | 'not_frozen' | 'no_data'; message: string };
+
+/** A closed day whose index is not frozen yet (its freeze failed, runs, or waits for planned slots). */
+export class DayNotFrozenError extends Error {
+  constructor(readonly day: string) {
+    super(`${day} is not frozen yet`);
+  }
+}
+
+const notFrozenYet = (day: string) => ({
+  kind: 'not_frozen' as const,
+  message: `${day} is closed but not frozen yet (its files are frozen after its snapshot); retry shortly.`,
+});
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -188,8 +206,11 @@ export class DatasetPublisher {
       if (existing) return existing;
       const parsed = parseDay(day);
       if (!parsed.ok) throw new Error(parsed.message);
-      // The day's provenance as its index froze it (the snapshots freeze before the dataset).
-      const provenance = await this.deps.frozenProvenance(day);
+      // The day's provenance and missing slots as its index froze them (the index freezes first).
+      const site = await this.deps.frozenIndexSite(day);
+      if (site === null) throw new DayNotFrozenError(day);
+      const provenance = site.provenance ?? null;
+      const missing = site.missingSlots ? { missingSlots: site.missingSlots } : {};
       const files = await this.build(parsed.start, provenance);
       if (files.rows > 0) {
         const b64 = encoder.encode(Buffer.from(files.parquet).toString('base64'));
@@ -200,11 +221,16 @@ export class DatasetPublisher {
         }
         await this.putManifest(
           day,
-          { rows: files.rows, sha256: files.sha256.parquet, csvSha256: files.sha256.csv },
+          { rows: files.rows, sha256: files.sha256.parquet, csvSha256: files.sha256.csv, ...missing },
           provenance,
         );
       }
-      const meta: DayMeta = { rows: files.rows, sha256: files.sha256.parquet, csvSha256: files.sha256.csv };
+      const meta: DayMeta = {
+        rows: files.rows,
+        sha256: files.sha256.parquet,
+        csvSha256: files.sha256.csv,
+        ...missing,
+      };
       const body = encoder.encode(canonicalJson(meta));
       const stored = await this.deps.store.putSnapshot(metaKey(day), body, etagOf(body));
       const kept = JSON.parse(decoder.decode(stored.body)) as DayMeta;
@@ -215,6 +241,14 @@ export class DatasetPublisher {
     return p;
   }
 
+  /** The day's frozen meta, freezing it now if needed; null while its index is not frozen. */
+  private frozenMeta(day: string): Promise<DayMeta | null> {
+    return this.freeze(day).catch((e: unknown) => {
+      if (e instanceof DayNotFrozenError) return null;
+      throw e;
+    });
+  }
+
   /** Stores a day's manifest once (an existing one is never rewritten); returns the stored bytes. */
   private async putManifest(
     day: string,
@@ -222,7 +256,14 @@ export class DatasetPublisher {
     provenance: Provenance | null,
   ): Promise<{ body: Uint8Array; etag: string }> {
     const sha = { parquet: meta.sha256, csv: meta.csvSha256 };
-    const manifest = datasetManifest(day, meta.rows, this.deps.site().baseUrl, sha, provenance);
+    const manifest = datasetManifest(
+      day,
+      meta.rows,
+      this.deps.site().baseUrl,
+      sha,
+      provenance,
+      meta.missingSlots,
+    );
     const body = encoder.encode(canonicalJson(manifest));
     return this.deps.store.putSnapshot(manifestKey(day), body, etagOf(body));
   }
@@ -241,7 +282,8 @@ export class DatasetPublisher {
         message: `${day} is today: its manifest is frozen with its files once the day closes (00:00 UTC plus grace).`,
       };
     }
-    const meta = await this.freeze(day);
+    const meta = await this.frozenMeta(day);
+    if (meta === null) return notFrozenYet(day);
     if (meta.rows === 0) return { kind: 'no_data', message: `${day} has no samples.` };
     const stored =
       (await this.deps.store.getSnapshot(manifestKey(day))) ?? (await this.putManifest(day, meta, null));
@@ -255,8 +297,9 @@ export class DatasetPublisher {
     if (first === null) return 0;
     for (let d = first; d < until && !this.closed; d += DAY_MS) {
       const day = isoDay(d);
-      if (!(await this.readMeta(day))) n++;
-      await this.freeze(day);
+      if (await this.readMeta(day)) continue;
+      // A day whose index is not frozen yet (waiting for planned slots) is frozen on a later pass.
+      if (await this.frozenMeta(day)) n++;
     }
     return n;
   }
@@ -295,7 +338,8 @@ export class DatasetPublisher {
       const body = files[ext];
       return { kind: 'ok', file: { body, etag: etagOf(body), frozen: false } };
     }
-    const meta = await this.freeze(day);
+    const meta = await this.frozenMeta(day);
+    if (meta === null) return notFrozenYet(day);
     if (meta.rows === 0) return noData;
     const file = await this.frozenFile(day, ext);
     if (!file) return { kind: 'not_frozen', message: `${day}'s files are not stored yet; retry shortly.` };
@@ -317,14 +361,15 @@ export class DatasetPublisher {
       sha256: meta.sha256,
       csvSha256: meta.csvSha256,
       ...(frozen ? { manifest: `${base}/api/dataset/${day}.json` } : {}),
+      ...(meta.missingSlots ? { missingSlots: meta.missingSlots } : {}),
     });
     const today = dayStart(this.deps.clock());
     for (let d = first; d <= today; d += DAY_MS) {
       const day = isoDay(d);
       const c = await this.deps.checkDay(day);
       if (c.kind === 'ok') {
-        const meta = await this.freeze(day);
-        if (meta.rows > 0) days.push(entry(day, meta, true));
+        const meta = await this.frozenMeta(day);
+        if (meta !== null && meta.rows > 0) days.push(entry(day, meta, true));
       } else if (c.kind === 'today') {
         const f = await this.todayFiles(day, d);
         if (f.rows > 0) {

@@ -1,12 +1,14 @@
-import type { CitableIndex, Stat } from '../core/api-schemas.ts';
+import type { CitableIndex, MissingSlots, Stat } from '../core/api-schemas.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
+import { type MissingSlot, missingSlotsNote } from '../core/missing-slots.ts';
 import type { Provenance } from '../core/provenance.ts';
 import type { Site } from '../core/urls.ts';
 import { putSnapshots } from '../store/sample-store.ts';
 import { citableIndex } from './citable-index.ts';
 import { computeStat, specMetrics } from './compute.ts';
 import { auditEntries, auditKey, parseSite, siteEntry, siteKey, siteOfFrozenStat } from './day-records.ts';
+import { readDaySlots, type SlotExpectation } from './day-slots.ts';
 import { FreezeRetry } from './freeze-retry.ts';
 import { readProvenance } from './provenance-read.ts';
 import { type ServedText, serveText } from './served.ts';
@@ -55,6 +57,24 @@ export type FrozenAuditResult =
 export interface DayFreezerOptions extends PublicationContext {
   /** Today's snapshot: the live index. */
   readonly liveIndex: () => Promise<Served<CitableIndex>>;
+  /** Which slots a closed day expects (src/publication/day-slots.ts); asked at each freeze. */
+  readonly slots?: () => SlotExpectation;
+  /** Clock ms per real ms (the demo clock runs DEMO_SPEED× faster); timers wait real time. */
+  readonly clockRate?: number;
+}
+
+/** How often a closed day that waits for planned slots is looked at again (real ms). */
+export const AWAIT_POLL_MS = 1000;
+
+/** A frozen Stat of a day with missing slots: its own list, and a methodology statement naming them. */
+function withMissing(stat: Stat, day: string, missing: readonly MissingSlot[]): Stat {
+  const own = missing.filter((m) => m.benchmark === stat.slug);
+  if (own.length === 0) return stat;
+  return {
+    ...stat,
+    methodology: [...stat.methodology, missingSlotsNote(day, own)],
+    missingSlots: own as MissingSlots,
+  };
 }
 
 /**
@@ -73,10 +93,18 @@ export class DayFreezer {
   private frozenThrough = Number.NEGATIVE_INFINITY;
   /** Late writes per frozen day (its start): appends seen here, or samples found in the store. */
   private readonly late = new Map<number, number>();
+  /** Closed days (their start) whose freeze waits for planned slots not tried yet: how many. */
+  private readonly awaiting = new Map<number, number>();
+  private awaitTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly opts: DayFreezerOptions) {
-    this.retry = new FreezeRetry(opts.clock);
+    this.retry = new FreezeRetry(opts.clock, opts.clockRate ?? 1);
+  }
+
+  /** Closed days waiting for planned slots (start → slots left), for the log and tests. */
+  get awaitingDays(): ReadonlyMap<number, number> {
+    return this.awaiting;
   }
 
   /** Writes into already frozen days (they change nothing published). */
@@ -97,7 +125,8 @@ export class DayFreezer {
       this.firstDayStart = dayStart(minT);
     }
     const d = dayStart(minT);
-    if (d <= this.frozenThrough) this.late.set(d, (this.late.get(d) ?? 0) + 1);
+    // A day waiting for its planned slots is not frozen: writes into it are what it waits for.
+    if (d <= this.frozenThrough && !this.awaiting.has(d)) this.late.set(d, (this.late.get(d) ?? 0) + 1);
   }
 
   /**
@@ -142,13 +171,25 @@ export class DayFreezer {
         message: `${day} is frozen ${FREEZE_GRACE_MS / 60_000} minutes after it closes; retry shortly.`,
       };
     }
+    const left = this.awaiting.get(parsed.start);
+    if (left !== undefined) {
+      const what = Number.isNaN(left)
+        ? "the demo's backfill plan is read"
+        : `the ${left} backfill slot${left === 1 ? '' : 's'} planned for it still to run have run`;
+      return {
+        kind: 'not_frozen',
+        message: `${day} is closed; it is frozen once ${what}; retry shortly.`,
+        retryAfter: Math.max(1, Math.ceil(AWAIT_POLL_MS / 1000)),
+      };
+    }
     return { kind: 'ok', day, start: parsed.start };
   }
 
   /** A closed day past its grace without its frozen bytes: its freeze failed or is still running. */
   private pending(day: string): NotFrozen {
     const at = this.retry.retryAt;
-    const retryAfter = Math.max(1, Math.ceil(at === undefined ? 60 : (at - this.opts.clock()) / 1000));
+    const rate = this.opts.clockRate ?? 1;
+    const retryAfter = Math.max(1, Math.ceil(at === undefined ? 60 : (at - this.opts.clock()) / 1000 / rate));
     return {
       kind: 'not_frozen',
       message: `${day} is closed but not frozen yet; its freeze is retried, ask again in ${retryAfter} s.`,
@@ -219,10 +260,14 @@ export class DayFreezer {
 
   /** A frozen day's site.provenance, or null when its index has none or is not frozen. */
   async frozenProvenance(day: string): Promise<Provenance | null> {
+    return (await this.frozenIndexSite(day))?.provenance ?? null;
+  }
+
+  /** A frozen day's index `site` (provenance, missingSlots), or null when the day is not frozen. */
+  async frozenIndexSite(day: string): Promise<CitableIndex['site'] | null> {
     const served = await this.readFrozen(`citable:${day}`);
     if (!served) return null;
-    const index = JSON.parse(new TextDecoder().decode(served.body)) as CitableIndex;
-    return index.site.provenance ?? null;
+    return (JSON.parse(new TextDecoder().decode(served.body)) as CitableIndex).site;
   }
 
   /** The site a frozen day was published under (what its dated citations are built from). */
@@ -237,6 +282,10 @@ export class DayFreezer {
    * were computed with, every audit they link to, the site they name, and the index of those
    * Stats, all serialized canonically. Stored once: an existing snapshot is never rewritten. The
    * index goes last, so it marks a complete freeze.
+   *
+   * Only when every slot the day expects was tried (src/core/missing-slots.ts): a day with planned
+   * slots still to run (the demo's backfill) is left unfrozen and marked awaiting; slots nobody
+   * tried are frozen with it as `missingSlots` (index site, each Stat with a methodology statement).
    */
   freezeDay(day: string): Promise<void> {
     const running = this.freezing.get(day);
@@ -246,10 +295,25 @@ export class DayFreezer {
       if (await store.getSnapshot(`citable:${day}`)) return this.backfill(day);
       const parsed = parseDay(day);
       if (!parsed.ok) throw new Error(parsed.message);
-      const site = this.opts.site();
-      const stats = await Promise.all(
-        specs.map((s) => computeStat(store, s, null, dayEnd(parsed.start), site, { pinDay: day })),
+      const slots = await readDaySlots(
+        this.opts,
+        this.opts.slots?.() ?? { kind: 'live' },
+        parsed.start,
+        dayEnd(parsed.start),
       );
+      if (slots === null || slots.awaited.length > 0) {
+        // The plan is not read yet (every closed day waits) or still has slots to run here.
+        this.awaiting.set(parsed.start, slots?.awaited.length ?? Number.NaN);
+        return;
+      }
+      this.awaiting.delete(parsed.start);
+      const { missing } = slots;
+      const site = this.opts.site();
+      const stats = (
+        await Promise.all(
+          specs.map((s) => computeStat(store, s, null, dayEnd(parsed.start), site, { pinDay: day })),
+        )
+      ).map((st) => withMissing(st, day, missing));
       // One batch where the store has one (a DuckDB insert costs ~4 ms whatever its size: 1,000
       // Stats one by one took 6.2 s of a start-up, 96 ms as one transaction).
       const entries = stats.map((st) => ({ key: `stat:${st.slug}:${day}`, ...serveText(canonicalJson(st)) }));
@@ -261,7 +325,9 @@ export class DayFreezer {
       ]);
       // The day's builds: every harness_build_info sample stamped within it (the Stats' own window).
       const provenance = await readProvenance(this.opts, parsed.start - 1, dayEnd(parsed.start));
-      const index = serveText(canonicalJson(citableIndex(stats, this.opts.bySlug, site, day, provenance)));
+      const index = serveText(
+        canonicalJson(citableIndex(stats, this.opts.bySlug, site, day, provenance, missing)),
+      );
       await store.putSnapshot(`citable:${day}`, index.body, index.etag);
     }).finally(() => this.freezing.delete(day));
     this.freezing.set(day, p);
@@ -296,13 +362,17 @@ export class DayFreezer {
     return out;
   }
 
-  /** Freezes one closed day unless it is frozen (or completes an older freeze); true when frozen now. */
+  /**
+   * Freezes one closed day unless it is frozen (or completes an older freeze); true when frozen now.
+   * A day still awaiting planned slots stays unfrozen (false; it is in `awaiting`).
+   */
   private async freezeOne(d: number): Promise<boolean> {
     const day = new Date(d).toISOString().slice(0, 10);
     const had = await guarded(() => this.opts.store.getSnapshot(`citable:${day}`));
     const complete =
       had !== null && (await guarded(() => this.opts.store.getSnapshot(siteKey(day)))) !== null;
     if (!complete) await this.freezeDay(day);
+    if (this.awaiting.has(d)) return false;
     this.frozenThrough = Math.max(this.frozenThrough, d);
     return !had;
   }
@@ -341,22 +411,54 @@ export class DayFreezer {
         }
         await andThen(closedBefore(this.opts.clock())).catch(onError);
         if (!this.closed) this.retry.after(failed, () => void pass());
+        this.watchAwaiting(onError, andThen);
       })();
     };
     const tick = async () => {
       await pass();
       if (this.closed) return;
-      // The next close plus grace: from 00:05 that is today's 00:10, not tomorrow's.
+      // The next close plus grace: from 00:05 that is today's 00:10, not tomorrow's. The wait is
+      // real time: on the demo clock (DEMO_SPEED=600) a day is 144 s.
       const next = closedBefore(this.opts.clock()) + DAY_MS + FREEZE_GRACE_MS;
-      this.freezeTimer = setTimeout(() => void tick(), Math.max(1000, next - this.opts.clock()));
+      const wait = (next - this.opts.clock()) / (this.opts.clockRate ?? 1);
+      this.freezeTimer = setTimeout(() => void tick(), Math.max(1000, wait));
       this.freezeTimer.unref();
     };
     return tick();
+  }
+
+  /**
+   * While closed days wait for planned slots, looks at them again every AWAIT_POLL_MS (newest
+   * first) and, once one is frozen, runs `andThen` (its dataset) again.
+   */
+  private watchAwaiting(
+    onError: (e: unknown) => void,
+    andThen: (closedBefore: number) => Promise<unknown>,
+  ): void {
+    if (this.awaitTimer || this.closed || this.awaiting.size === 0) return;
+    this.awaitTimer = setTimeout(() => {
+      void (async () => {
+        let froze = false;
+        for (const d of [...this.awaiting.keys()].sort((a, b) => b - a)) {
+          if (this.closed) return;
+          const now = await this.freezeOne(d).catch((e: unknown) => {
+            onError(e);
+            return false;
+          });
+          froze = now || froze;
+        }
+        if (froze) await andThen(closedBefore(this.opts.clock())).catch(onError);
+        this.awaitTimer = undefined;
+        this.watchAwaiting(onError, andThen);
+      })();
+    }, AWAIT_POLL_MS);
+    this.awaitTimer.unref();
   }
 
   close(): void {
     this.closed = true;
     this.retry.cancel();
     if (this.freezeTimer) clearTimeout(this.freezeTimer);
+    if (this.awaitTimer) clearTimeout(this.awaitTimer);
   }
 }

@@ -18,7 +18,10 @@ export class FreezeRetry {
   /** Failed freezes (a day, or the read of which days are closed) since the process started. */
   failures = 0;
 
-  constructor(private readonly clock: () => number) {}
+  constructor(
+    private readonly clock: () => number,
+    private readonly rate = 1,
+  ) {}
 
   /** When the next retry runs, on the publication's clock; undefined when none is due. */
   get retryAt(): number | undefined {
@@ -33,7 +36,7 @@ export class FreezeRetry {
       return;
     }
     const delay = retryDelayMs(this.attempt++);
-    this.at = this.clock() + delay;
+    this.at = this.clock() + delay * this.rate;
     this.timer = setTimeout(run, delay);
     this.timer.unref();
   }

@@ -20,6 +20,7 @@ import type { Store } from '../store/sample-store.ts';
 import { benchmarksOfMetrics, ChangeListeners } from './change-listeners.ts';
 import { DatasetPublisher } from './dataset.ts';
 import { DayFreezer, type DayResult, type FrozenAuditResult, type SnapshotResult } from './day-freezer.ts';
+import type { SlotExpectation, SlotPlanView } from './day-slots.ts';
 import { FilterResolver } from './filter-resolver.ts';
 import { FreshnessTracker } from './freshness.ts';
 import { OriginCheck } from './origin-check.ts';
@@ -47,6 +48,13 @@ export interface PublicationOptions {
     readonly sourceUrl?: string | null;
   };
   readonly clock?: () => number;
+  /** Clock ms per real ms: the demo clock runs DEMO_SPEED× faster (the freezer's timers wait real time). */
+  readonly clockRate?: number;
+  /**
+   * The demo: closed days wait for its backfill plan (expectSlots) before they freeze. Without it,
+   * a closed day expects the live rule's slots (src/core/missing-slots.ts).
+   */
+  readonly awaitSlotPlan?: boolean;
   /** Live views are recomputed at least this often, since the 24 h window slides. */
   readonly maxViewAgeMs?: number;
   /** The build named in every view's provenance: this process's (package.json, git) when omitted. */
@@ -72,8 +80,10 @@ export class Publication implements PublicationApi {
   private readonly origin: OriginCheck;
   private readonly profiles: ProviderProfiles;
   private readonly unsubscribe: () => void;
+  private slots: SlotExpectation;
 
   constructor(opts: PublicationOptions) {
+    this.slots = opts.awaitSlotPlan ? { kind: 'pending' } : { kind: 'live' };
     this.specs = opts.specs;
     const site = opts.site ?? (opts.config && siteOfConfig(opts.config));
     if (!site) throw new TypeError('createPublication needs `site` or `config`');
@@ -89,7 +99,12 @@ export class Publication implements PublicationApi {
       specHashes: specHashes(opts.specs),
     };
     this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000);
-    this.days = new DayFreezer({ ...ctx, liveIndex: () => this.views.citable() });
+    this.days = new DayFreezer({
+      ...ctx,
+      liveIndex: () => this.views.citable(),
+      slots: () => this.slots,
+      ...(opts.clockRate !== undefined ? { clockRate: opts.clockRate } : {}),
+    });
     this.profiles = new ProviderProfiles({
       ctx,
       days: this.days,
@@ -127,8 +142,17 @@ export class Publication implements PublicationApi {
       clock: ctx.clock,
       checkDay: (day) => this.days.checkDay(day),
       firstDay: () => this.days.firstDay(),
-      frozenProvenance: (day) => this.days.frozenProvenance(day),
+      frozenIndexSite: (day) => this.days.frozenIndexSite(day),
     });
+  }
+
+  /**
+   * The demo's backfill plan: a closed day is frozen only once every slot it plans there was tried
+   * (src/core/missing-slots.ts). Set before the plan's first cycle; null when the demo has none.
+   */
+  expectSlots(plan: SlotPlanView | null): void {
+    // null: a demo without a plan (a DATA_DIR filled before plans) expects what serve does.
+    this.slots = plan ?? { kind: 'live' };
   }
 
   /** Site name, base URL and whether the data is simulated: what every view is built with. */

@@ -1,20 +1,11 @@
-import type { Registry } from 'prom-client';
 import type { SlotRef } from '../core/missing-slots.ts';
-import type { BuildInfo } from '../core/provenance.ts';
-import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
 import { loadHarnessConfig, simulatorEnv } from '../harness/config.ts';
-import { familyNamed } from '../harness/families/index.ts';
-import { providerUnion } from '../harness/families/union.ts';
 import { CycleFailedError, type Harness, startHarness } from '../harness/service.ts';
 import { TRADE_WINDOW_MS } from '../harness/tokens.ts';
-import { type Clock, type HarnessLog, silentLog } from '../harness/types.ts';
-import type { SlotPlanView } from '../publication/day-slots.ts';
+import { silentLog } from '../harness/types.ts';
 import { BLOCK_TIME_MS, type DemoChain } from '../sim/chains/index.ts';
-import type { FaultSetting } from '../sim/faults.ts';
-import { pickProviders, providerProfile } from '../sim/profiles.ts';
-import { DEMO_REGIONS } from '../sim/rpc/index.ts';
+import { providerProfile } from '../sim/profiles.ts';
 import { type Simulator, startSimulator } from '../sim/server.ts';
-import type { Store } from '../store/sample-store.ts';
 import {
   type BackfillPlan,
   BackfillPlanError,
@@ -31,238 +22,35 @@ import {
 import { scaledClock } from './demo-clock.ts';
 import { demoTruthReader } from './demo-dexes.ts';
 import {
+  CATCH_UP_BUDGET_MS,
+  DAY,
+  demoIncidents,
+  HOUR,
+  newestPlanned,
+  planFamilies,
+  RPC_CADENCE_CATCH_UP_MAX,
+  sleepOn,
+} from './demo-plan-slots.ts';
+import type { HarnessDemo, HarnessDemoOptions, PlanSummary } from './harness-demo-options.ts';
+import {
   demoChainOrigin,
   openDemoChains,
   REGIONAL_FAMILY,
   RPC_BACKFILL_MS,
-  RPC_BACKFILL_STEP_MS,
   type RpcDemo,
   startRpcDemo,
 } from './rpc-demo.ts';
 
+export { backfillSlots, demoIncidents, planFamilies } from './demo-plan-slots.ts';
+export type {
+  HarnessDemo,
+  HarnessDemoOptions,
+  HarnessDemoProgress,
+  PlanSummary,
+} from './harness-demo-options.ts';
+
 /** The family whose cells have an on-chain ground truth on the demo chains. */
 const TRUTH_FAMILY = 'trade-capture';
-
-export interface HarnessDemoProgress {
-  readonly done: number;
-  readonly total: number;
-  readonly benchmark: string;
-  readonly at: number;
-}
-
-/** What a start found and did with the backfill plan (src/demo/backfill-plan.ts), for the log. */
-export interface PlanSummary {
-  /** The plan was read from DATA_DIR (a restart), not made now. */
-  readonly resumed: boolean;
-  /** Planned slots a harness_cycle marker already covered at start: skipped. */
-  readonly resumedSlots: number;
-  /** Slots added by extending the plan to now (the downtime's). */
-  readonly added: number;
-  /** Slots given up: untried and older than their family's window. */
-  readonly givenUp: number;
-  /** Slots (benchmark, region) planned in all. */
-  readonly planned: number;
-  /** Cycles to run (a family's cycle serves all its benchmarks; json-rpc's one per region). */
-  readonly toRun: number;
-}
-
-export interface HarnessDemoOptions {
-  readonly store: Store;
-  readonly specs: readonly BenchmarkSpec[];
-  readonly metrics: Registry;
-  readonly seed: number;
-  /** Days of history a new backfill plan covers (default 3). */
-  readonly days?: number;
-  /** The demo's "now" (epoch ms): a resumed plan is extended to it. */
-  readonly now: number;
-  /** Where a new plan ends (the last aligned slot at or before it); `now` when omitted (DEMO_START). */
-  readonly start?: number;
-  /** Live clock multiplier after the backfill when no `clock` is given (1 = real time). */
-  readonly speed?: number;
-  readonly onProgress?: (p: HarnessDemoProgress) => void;
-  readonly log?: HarnessLog;
-  /** The operator's environment (HARNESS_* settings); tests and benches leave it out. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Simulated provider latency once live (the backfill always runs at 0). */
-  readonly liveLatencyMs?: number;
-  /** DATA_DIR: the backfill plan (backfill-plan.json) and the demo chains' state live there (omitted: in memory). */
-  readonly dataDir?: string;
-  /**
-   * The demo clock (`npm run demo`, src/demo/demo-clock.ts), whose now is `now` at start: the
-   * plan is extended to it once the backfill is done (the slots its time reached meanwhile run
-   * too, and a slot due within a moment is waited for), then the live harness runs on it, so the
-   * series has no gap at the hand-over. Omitted: no catch-up, and the live clock runs `speed` times
-   * real time from `now`.
-   */
-  readonly clock?: Clock;
-  /** How far back the json-rpc backfill reaches (default: the demo's 6 h, at most `days`). */
-  readonly rpcBackfillMs?: number;
-  /**
-   * Read each EVM trade cell's ground truth from the demo chains, and let the simulated trade
-   * providers answer from them (default true). Off, the trade family runs on the model alone and
-   * starts no chain unless the json-rpc family needs them (tests of other rules).
-   */
-  readonly groundTruth?: boolean;
-  /** Progress of the json-rpc backfill (slots done of total, all regions at once). */
-  readonly onRpcProgress?: (done: number, total: number) => void;
-  /** The build its harnesses write as harness_build_info (this process's when omitted; the golden corpus pins it). */
-  readonly build?: BuildInfo;
-  /**
-   * The plan, before its first cycle runs: the publication's freezer waits for its slots
-   * (publication.expectSlots); null when there is none (a non-empty DATA_DIR without a plan, from
-   * before plans: resumed as it is, without a backfill).
-   */
-  readonly onPlan?: (plan: SlotPlanView | null, summary: PlanSummary | null) => void;
-}
-
-export interface HarnessDemo {
-  /** Cycles run by the backfill of the plan (0 when every planned slot was already tried). */
-  readonly backfilled: number;
-  /** Cycles run after it to catch up with the demo clock. */
-  readonly caughtUp: number;
-  /** Planned slots a marker already covered at start (a restart resumes after them). */
-  readonly resumedSlots: number;
-  /** The plan as it stands (null: a DATA_DIR from before plans, resumed without one). */
-  readonly plan: BackfillPlan | null;
-  readonly simulatorUrl: string;
-  /** The json-rpc family's demo (chains, simulated RPC providers), when a spec of it is loaded. */
-  readonly rpc: RpcDemo | null;
-  stop(): Promise<void>;
-}
-
-/**
- * Provider incidents replayed during the backfill, so the demo shows the failure handling: hours
- * before `now` and the fault set for cycles in that span. Which provider suffers each one is drawn
- * from the seed (src/sim/profiles.ts), like every other behaviour of the simulated providers.
- */
-export function demoIncidents(
-  seed: number,
-  specs: readonly BenchmarkSpec[],
-): Array<{ from: number; to: number; provider: string; fault: FaultSetting }> {
-  // Each family's probe asks the union of its benchmarks' providers: the incidents pick from that.
-  const of = (family: string) => providerUnion(specs.filter((s) => s.family === family)).map((p) => p.slug);
-  const [outage, refused] = pickProviders(seed, of('trade-capture'), 2, 11);
-  // A different provider from the two above: one fault per provider at a time.
-  const [limited] = pickProviders(
-    seed,
-    of('chain-listing').filter((p) => p !== outage && p !== refused),
-    1,
-    12,
-  );
-  return [
-    // 503 for two hours: four 30-minute cycles, so it is marked unresponsive, then recovers.
-    ...(outage
-      ? [{ from: 40, to: 38, provider: outage, fault: { kind: 'status', status: 503 } as const }]
-      : []),
-    // One listing refresh rate-limited: fetch_errors_total rises, the last count stands.
-    ...(limited
-      ? [
-          {
-            from: 30.5,
-            to: 29.5,
-            provider: limited,
-            fault: { kind: 'status', status: 429, retryAfterSec: 0 } as const,
-          },
-        ]
-      : []),
-    // A key refused for one cycle: no capture samples, left out of the baseline.
-    ...(refused
-      ? [{ from: 20, to: 19.5, provider: refused, fault: { kind: 'status', status: 401 } as const }]
-      : []),
-  ];
-}
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-/**
- * Real time each catch-up after the backfill may take: at DEMO_SPEED=1 it is a slot or two; past
- * ~1000 the json-rpc family's (building the chains) is slower than their clock, and past a few
- * thousand so is a trade cycle, so it would never end. What it leaves is the live rule's (missing).
- */
-const CATCH_UP_BUDGET_MS = 15_000;
-/** The json-rpc family's last minutes are caught up at its cadence only when this few. */
-const RPC_CADENCE_CATCH_UP_MAX = 15;
-
-/** Groups the runnable specs by family, in spec order: one plan family each. */
-function familiesOf(specs: readonly BenchmarkSpec[]): Map<string, BenchmarkSpec[]> {
-  const out = new Map<string, BenchmarkSpec[]>();
-  for (const spec of specs) {
-    if (!familyNamed(spec.family)) continue;
-    const list = out.get(spec.family) ?? [];
-    list.push(spec);
-    out.set(spec.family, list);
-  }
-  return out;
-}
-
-/**
- * The families the demo plans: each one run once per slot without a region (`region`: the
- * operator's HARNESS_REGION), every `days` back; the json-rpc family in each demo region, 5-minute
- * steps of its own window (6 h, at most `days`).
- */
-export function planFamilies(
-  specs: readonly BenchmarkSpec[],
-  o: { readonly days: number; readonly region?: string | null; readonly rpcBackfillMs?: number },
-): PlanFamily[] {
-  const out: PlanFamily[] = [];
-  for (const [name, list] of familiesOf(specs)) {
-    const cadenceMs = durationMs(list[0]?.cadence ?? '1h');
-    const benchmarks = list.map((s) => s.slug);
-    if (name === REGIONAL_FAMILY) {
-      out.push({
-        name,
-        benchmarks,
-        regions: DEMO_REGIONS,
-        cadenceMs,
-        stepMs: RPC_BACKFILL_STEP_MS,
-        windowMs: Math.min(o.rpcBackfillMs ?? RPC_BACKFILL_MS, o.days * DAY),
-        windowFromSlot: true,
-      });
-    } else {
-      out.push({
-        name,
-        benchmarks,
-        regions: [o.region ?? null],
-        cadenceMs,
-        stepMs: cadenceMs,
-        windowMs: o.days * DAY,
-      });
-    }
-  }
-  return out;
-}
-
-/**
- * Every aligned slot in (now − days, now] for each runnable benchmark, in time order: one per
- * family (the first of its benchmarks), since one probe serves every benchmark of a family. The
- * cycles a new plan runs (src/demo/backfill-plan.ts).
- */
-export function backfillSlots(
-  specs: readonly BenchmarkSpec[],
-  benchmarks: readonly string[],
-  now: number,
-  days: number,
-): Array<{ benchmark: string; at: number }> {
-  const own = specs.filter((s) => benchmarks.includes(s.slug) && s.family !== REGIONAL_FAMILY);
-  const families = planFamilies(own, { days });
-  const plan = newPlan(families, { seed: 0, days, now });
-  return pendingRuns(plan, families, () => false).map((r) => ({ benchmark: r.benchmark, at: r.at }));
-}
-
-/** Resolves after `ms` of the clock's time (0 or less: at once). */
-function sleepOn(clock: Clock, ms: number): Promise<void> {
-  return new Promise((r) => {
-    if (ms <= 0) r();
-    else clock.setTimeout(r, ms);
-  });
-}
-
-/** The newest slot a plan has of each family (the catch-up's grid continues from it). */
-function newestPlanned(plan: BackfillPlan, f: PlanFamily): number | null {
-  let t: number | null = null;
-  for (const s of plan.slots) if (f.benchmarks.includes(s.benchmark) && (t === null || s.at > t)) t = s.at;
-  return t;
-}
 
 /**
  * Starts the simulator and a real harness pointed at it, and runs the demo's backfill plan

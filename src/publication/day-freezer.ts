@@ -1,81 +1,35 @@
-import type { CitableIndex, MissingSlots, Stat } from '../core/api-schemas.ts';
-import { canonicalJson } from '../core/canonical-json.ts';
+import type { CitableIndex, Stat } from '../core/api-schemas.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
-import { type MissingSlot, missingSlotsNote } from '../core/missing-slots.ts';
 import type { Provenance } from '../core/provenance.ts';
 import type { Site } from '../core/urls.ts';
 import { putSnapshots } from '../store/sample-store.ts';
-import { citableIndex } from './citable-index.ts';
-import { computeStat, specMetrics } from './compute.ts';
+import { specMetrics } from './compute.ts';
+import {
+  AWAIT_POLL_MS,
+  closedBefore,
+  type DayFreezerOptions,
+  type DayResult,
+  FREEZE_GRACE_MS,
+  type FrozenAuditResult,
+  type NotFrozen,
+  type SnapshotResult,
+} from './day-freeze-rules.ts';
+import { writeFrozenDay } from './day-freeze-write.ts';
 import { auditEntries, auditKey, parseSite, siteEntry, siteKey, siteOfFrozenStat } from './day-records.ts';
-import { readDaySlots, type SlotExpectation } from './day-slots.ts';
+import { readDaySlots } from './day-slots.ts';
 import { FreezeRetry } from './freeze-retry.ts';
-import { readProvenance } from './provenance-read.ts';
-import { type ServedText, serveText } from './served.ts';
+import type { ServedText } from './served.ts';
 import { guarded } from './store-guard.ts';
-import { type PublicationContext, type Served, UnknownBenchmarkError } from './types.ts';
+import { UnknownBenchmarkError } from './types.ts';
 
-/**
- * A day is frozen once, this long after it closes (00:00 UTC). Every sample of a day is written by
- * then: a cycle's samples carry its slot time and a cycle ends before its deadline, which falls
- * before the next slot, so a day's last cycle (23:30 or 18:00) has written everything by 00:00.
- */
-export const FREEZE_GRACE_MS = 10 * 60_000;
-
-/** Start of the newest day that is not closed-and-frozen-due at `now` (days before it are). */
-export function closedBefore(now: number): number {
-  return dayStart(now - FREEZE_GRACE_MS);
-}
-
-/**
- * A day that cannot be served yet. `retryAfter` (seconds) only for a closed day past its grace
- * whose freeze has not succeeded yet: the front doors answer 503 with Retry-After, not 404.
- */
-export interface NotFrozen {
-  readonly kind: 'not_frozen';
-  readonly message: string;
-  readonly retryAfter?: number;
-}
-
-export type SnapshotResult =
-  | { kind: 'frozen'; served: Served<CitableIndex> | ServedText; day: string }
-  | { kind: 'live'; served: Served<CitableIndex>; day: string }
-  | { kind: 'bad_date'; message: string }
-  | NotFrozen;
-
-export type DayResult =
-  | { kind: 'ok'; day: string; start: number }
-  | { kind: 'today'; day: string; start: number }
-  | { kind: 'bad_date'; message: string }
-  | NotFrozen;
-
-export type FrozenAuditResult =
-  | { kind: 'ok'; served: ServedText }
-  | { kind: 'unknown_provider' }
-  | Exclude<DayResult, { kind: 'ok' }>;
-
-export interface DayFreezerOptions extends PublicationContext {
-  /** Today's snapshot: the live index. */
-  readonly liveIndex: () => Promise<Served<CitableIndex>>;
-  /** Which slots a closed day expects (src/publication/day-slots.ts); asked at each freeze. */
-  readonly slots?: () => SlotExpectation;
-  /** Clock ms per real ms (the demo clock runs DEMO_SPEED× faster); timers wait real time. */
-  readonly clockRate?: number;
-}
-
-/** How often a closed day that waits for planned slots is looked at again (real ms). */
-export const AWAIT_POLL_MS = 1000;
-
-/** A frozen Stat of a day with missing slots: its own list, and a methodology statement naming them. */
-function withMissing(stat: Stat, day: string, missing: readonly MissingSlot[]): Stat {
-  const own = missing.filter((m) => m.benchmark === stat.slug);
-  if (own.length === 0) return stat;
-  return {
-    ...stat,
-    methodology: [...stat.methodology, missingSlotsNote(day, own)],
-    missingSlots: own as MissingSlots,
-  };
-}
+export {
+  closedBefore,
+  type DayResult,
+  FREEZE_GRACE_MS,
+  type FrozenAuditResult,
+  type NotFrozen,
+  type SnapshotResult,
+} from './day-freeze-rules.ts';
 
 /**
  * Closed days: freezing each one's Stats, audits, site, spec text and index once, and serving those
@@ -290,7 +244,7 @@ export class DayFreezer {
   freezeDay(day: string): Promise<void> {
     const running = this.freezing.get(day);
     if (running) return running;
-    const { store, specs } = this.opts;
+    const { store } = this.opts;
     const p = guarded(async () => {
       if (await store.getSnapshot(`citable:${day}`)) return this.backfill(day);
       const parsed = parseDay(day);
@@ -307,28 +261,7 @@ export class DayFreezer {
         return;
       }
       this.awaiting.delete(parsed.start);
-      const { missing } = slots;
-      const site = this.opts.site();
-      const stats = (
-        await Promise.all(
-          specs.map((s) => computeStat(store, s, null, dayEnd(parsed.start), site, { pinDay: day })),
-        )
-      ).map((st) => withMissing(st, day, missing));
-      // One batch where the store has one (a DuckDB insert costs ~4 ms whatever its size: 1,000
-      // Stats one by one took 6.2 s of a start-up, 96 ms as one transaction).
-      const entries = stats.map((st) => ({ key: `stat:${st.slug}:${day}`, ...serveText(canonicalJson(st)) }));
-      entries.push({ key: `specs:${day}`, ...serveText(canonicalJson(specs)) });
-      await putSnapshots(store, entries);
-      await putSnapshots(store, [
-        ...(await auditEntries(store, specs, day, parsed.start, site)),
-        siteEntry(day, site),
-      ]);
-      // The day's builds: every harness_build_info sample stamped within it (the Stats' own window).
-      const provenance = await readProvenance(this.opts, parsed.start - 1, dayEnd(parsed.start));
-      const index = serveText(
-        canonicalJson(citableIndex(stats, this.opts.bySlug, site, day, provenance, missing)),
-      );
-      await store.putSnapshot(`citable:${day}`, index.body, index.etag);
+      await writeFrozenDay(this.opts, day, parsed.start, slots.missing);
     }).finally(() => this.freezing.delete(day));
     this.freezing.set(day, p);
     return p;

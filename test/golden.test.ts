@@ -17,16 +17,9 @@ import {
  */
 
 /** JSON pointers where the served document may differ from the golden one, each a documented fix. */
-const OPENAPI_CHANGES: readonly string[] = [
-  // Issue 26: a frozen day's slots that no harness cycle ran, declared where they are published
-  // (absent when none is missing, so no golden body changed).
-  '/components/schemas/MissingSlot',
-  '/components/schemas/CitableIndex/properties/site/properties/missingSlots',
-  '/components/schemas/DatasetIndex/properties/days/items/properties/missingSlots',
-  '/components/schemas/DatasetManifest/properties/missingSlots',
-  '/components/schemas/Stat/properties/missingSlots',
-  '/components/schemas/Stat/properties/methodology/description',
-];
+// Empty since the corpus was regenerated for issue 26 (bfd837a): its missingSlots and 503 starting
+// declarations are in the golden document now, so listing them here would be stale.
+const OPENAPI_CHANGES: readonly string[] = [];
 
 /** Every JSON pointer at which a and b differ (a leaf that changed, or a key only one side has). */
 function jsonDiff(a: unknown, b: unknown, at = ''): string[] {

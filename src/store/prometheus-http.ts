@@ -9,13 +9,16 @@ export interface PrometheusHttpOptions {
   readonly tenant?: string;
   /** Requests in flight at once, reads and writes together. */
   readonly maxConcurrency: number;
-  /** Retries after a network error, a timeout, a 5xx or a 429. */
+  /** Retries after a network error, a timeout, a 5xx, a 429 or a read that raced a compaction. */
   readonly retries: number;
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
 }
 
-/** An engine answer that is not a success. `down` means: retry later (network, timeout, 5xx, 429). */
+/**
+ * An engine answer that is not a success. `down` means: retry later (network, timeout, 5xx, 429,
+ * or a 422 that only says a compaction moved a chunk mid-read).
+ */
 export class EngineError extends Error {
   override readonly name = 'EngineError';
   constructor(
@@ -39,6 +42,13 @@ function retryAfterMs(res: Response): number | null {
   const d = Date.parse(h);
   return Number.isFinite(d) ? d - Date.now() : null;
 }
+
+/**
+ * A read that raced the engine's head compaction: Prometheus 2.x listed a chunk, the compaction
+ * moved it into a block, and reading it fails with 422 "cannot populate chunk N from block B:
+ * not found". The samples are in the new block, so the same query succeeds when sent again.
+ */
+const COMPACTION_RACE = /cannot populate chunk \S+ from block \S+: not found/;
 
 const apiError = z.object({
   status: z.literal('error'),
@@ -106,7 +116,8 @@ export class PrometheusHttp {
         res.status,
       );
     }
-    const down = res.status >= 500 || res.status === 429;
+    const down =
+      res.status >= 500 || res.status === 429 || (res.status === 422 && COMPACTION_RACE.test(detail));
     throw new EngineError(
       `${init.method} ${url}: HTTP ${res.status}: ${detail}`,
       down,

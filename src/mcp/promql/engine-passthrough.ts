@@ -3,15 +3,21 @@ import type { Labels } from '../../core/samples.ts';
 import type { PrometheusHttp } from '../../store/prometheus-http.ts';
 import { PromQueryError } from './errors.ts';
 import { guardExpr } from './guard.ts';
+import { withInstantLookback } from './instant-lookback.ts';
 import { parsePromQL } from './parse.ts';
 import { type PromPoint, type PromQueryEngine, type PromResult, promValue } from './result.ts';
+import { DEFAULT_LOOKBACK_MS } from './store-engine.ts';
 
 export interface PassthroughOptions {
   readonly deadlineMs?: number;
   readonly maxPoints?: number;
   readonly maxRangeMs?: number;
   readonly allowedMetrics?: readonly string[];
-  /** Instant-selector lookback sent as `lookback_delta`, as the embedded evaluator uses (7 h). */
+  /**
+   * Instant-selector lookback, as the embedded evaluator uses (7 h): written into the query as
+   * last_over_time (instant-lookback.ts), never sent as `lookback_delta`, which Prometheus 2.42
+   * and VictoriaMetrics ignore.
+   */
   readonly lookbackMs?: number;
 }
 
@@ -36,11 +42,11 @@ export function createPassthroughQueryEngine(
     maxRangeMs: opts.maxRangeMs ?? 7 * 86_400_000,
   };
   const timeout = `${(opts.deadlineMs ?? 2000) / 1000}s`;
-  const lookback = `${(opts.lookbackMs ?? 7 * 3_600_000) / 1000}s`;
+  const lookbackMs = opts.lookbackMs ?? DEFAULT_LOOKBACK_MS;
   const maxPoints = opts.maxPoints ?? 11_000;
 
   async function call(path: string, params: Record<string, string>): Promise<PromResult> {
-    const body = (await http.api(path, baseUrl, { ...params, timeout, lookback_delta: lookback })) as {
+    const body = (await http.api(path, baseUrl, { ...params, timeout })) as {
       status?: string;
       error?: string;
       data?: { resultType: string; result: unknown };
@@ -67,7 +73,10 @@ export function createPassthroughQueryEngine(
   return {
     instant(query, atMs) {
       guardExpr(parsePromQL(query), guard);
-      return call('/api/v1/query', { query, time: String(atMs / 1000) });
+      return call('/api/v1/query', {
+        query: withInstantLookback(query, lookbackMs),
+        time: String(atMs / 1000),
+      });
     },
     range(query, startMs, endMs, stepMs) {
       guardExpr(parsePromQL(query), guard);
@@ -75,7 +84,7 @@ export function createPassthroughQueryEngine(
         return Promise.reject(new PromQueryError('refused', `more than ${maxPoints} steps`));
       }
       return call('/api/v1/query_range', {
-        query,
+        query: withInstantLookback(query, lookbackMs),
         start: String(startMs / 1000),
         end: String(endMs / 1000),
         step: String(stepMs / 1000),

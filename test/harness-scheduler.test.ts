@@ -217,7 +217,7 @@ describe('harness service', () => {
     for (let i = 1; i < spans.length; i++)
       expect(spans[i]?.[0]).toBeGreaterThanOrEqual((spans[i - 1]?.[1] ?? 0) - 1);
     // The harness resumes from the cycle marker stored with the samples, not from separate state.
-    expect(await lastCycle(store, 'token-trade-coverage')).toBe(D + 60 * MIN);
+    expect(await lastCycle(store, 'token-trade-coverage', { now: D + HOUR })).toBe(D + 60 * MIN);
   });
 
   it('ends a cycle at its deadline: cells cut short are abandoned (nothing stored), the process stays up', async () => {
@@ -275,8 +275,10 @@ describe('harness service', () => {
     const counts = await store.select({ metric: 'networks_supported', after: 0, until: readAt + HOUR });
     expect(counts.length).toBeGreaterThan(0);
     expect(new Set(counts.map((x) => x.t))).toEqual(new Set([readAt]));
-    expect(await lastCycle(store, 'network-coverage')).toBe(readAt);
+    expect(await lastCycle(store, 'network-coverage', { now: readAt })).toBe(readAt);
     expect(trades.at).toBe(Date.UTC(2026, 6, 23, 17, 30, 0));
-    expect(await lastCycle(store, 'token-trade-coverage')).toBe(Date.UTC(2026, 6, 23, 17, 30, 0));
+    expect(await lastCycle(store, 'token-trade-coverage', { now: readAt })).toBe(
+      Date.UTC(2026, 6, 23, 17, 30, 0),
+    );
   });
 });

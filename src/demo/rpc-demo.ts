@@ -187,7 +187,12 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
     const end = Math.floor(opts.now / cadence) * cadence;
     let slots = opts.slots;
     if (!slots) {
-      const lasts = await Promise.all(DEMO_REGIONS.map((r) => lastCycle(opts.store, slug, r)));
+      const lasts = await Promise.all(
+        DEMO_REGIONS.map((region) =>
+          // A marker older than the backfill is older than every slot: the same as none.
+          lastCycle(opts.store, slug, { now: opts.now, region, lookbackMs: backfillMs + cadence }),
+        ),
+      );
       const from = end - backfillMs;
       const times: number[] = [];
       for (let t = end; t > from; t -= RPC_BACKFILL_STEP_MS) times.push(t);

@@ -7,7 +7,7 @@ import type { BuildInfo } from '../core/provenance.ts';
 import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
 import { eq } from '../core/samples.ts';
 import { type BenchmarkSpec, durationMs } from '../core/spec-schema.ts';
-import type { Store } from '../store/sample-store.ts';
+import type { SampleStore, Store } from '../store/sample-store.ts';
 import type { HarnessProvider } from './config.ts';
 import { HARNESS_PROVIDERS, type HarnessConfig } from './config.ts';
 import type { Family, ProbeReports } from './families/family.ts';
@@ -84,14 +84,30 @@ export interface Harness {
 }
 
 /**
- * The slot of this harness's newest stored cycle of a benchmark (its region's, when it has one): a
- * failed cycle's marker (`failure` label, its own series) counts, since its slot was tried.
+ * How far back the resume read looks: 15 days, Prometheus' default retention, so the read is one
+ * bounded query on every engine. Only a marker at or after now's slot moves the next slot; an older
+ * one only names the last slot in the start-up log, and one older than this reads as none.
  */
-export async function lastCycle(store: Store, slug: string, region?: string): Promise<number | null> {
+export const RESUME_LOOKBACK_MS = 15 * 86_400_000;
+/** Markers are stamped with their slot or, for a listing, the time it ran on its host's clock. */
+const RESUME_AHEAD_MS = 5 * 60_000;
+
+/**
+ * The slot of this harness's newest stored cycle of a benchmark (its region's, when it has one): a
+ * failed cycle's marker (`failure` label, its own series) counts, since its slot was tried. Reads
+ * (now − lookback, now + 5 min]: an engine refuses unbounded reads (Prometheus answers 400
+ * "duration out of range" to one at Number.MAX_SAFE_INTEGER), and a failed read throws.
+ */
+export async function lastCycle(
+  store: SampleStore,
+  slug: string,
+  window: { readonly now: number; readonly region?: string | undefined; readonly lookbackMs?: number },
+): Promise<number | null> {
   const found = await store.latest({
     metric: HARNESS_CYCLE_METRIC,
-    matchers: [eq('benchmark', slug), eq(REGION_LABEL, region ?? '')],
-    at: Number.MAX_SAFE_INTEGER,
+    matchers: [eq('benchmark', slug), eq(REGION_LABEL, window.region ?? '')],
+    at: window.now + RESUME_AHEAD_MS,
+    notBefore: window.now - (window.lookbackMs ?? RESUME_LOOKBACK_MS),
   });
   return found.length > 0 ? Math.max(...found.map((s) => s.t)) : null;
 }
@@ -279,13 +295,15 @@ export function startHarness(opts: HarnessOptions): Harness {
     return runCycle(slug, run.nowAt);
   }
 
-  /** A family resumes after the newest cycle any of its benchmarks stored (one cycle writes all). */
-  async function lastFamilyCycle(run: FamilyRun): Promise<number | null> {
-    const lasts = await Promise.all(
-      run.specs.map((s) => lastCycle(opts.store, s.slug, opts.harnessConfig.region)),
-    );
-    const known = lasts.filter((t): t is number => t !== null);
-    return known.length > 0 ? Math.max(...known) : null;
+  /**
+   * Each benchmark's newest stored cycle: the family resumes after the newest (one cycle writes
+   * all), and the scheduler logs each.
+   */
+  async function lastFamilyCycles(run: FamilyRun): Promise<ReadonlyMap<string, number | null>> {
+    const now = clock.now();
+    const region = opts.harnessConfig.region;
+    const lasts = await Promise.all(run.specs.map((s) => lastCycle(opts.store, s.slug, { now, region })));
+    return new Map(run.specs.map((s, i) => [s.slug, lasts[i] ?? null]));
   }
 
   const scheduler = new Scheduler(
@@ -299,7 +317,7 @@ export function startHarness(opts: HarnessOptions): Harness {
     log,
     (name) => {
       const run = families.get(name);
-      return run ? lastFamilyCycle(run) : Promise.resolve(null);
+      return run ? lastFamilyCycles(run) : Promise.resolve(null);
     },
   );
   if (opts.autoStart ?? true) scheduler.start();

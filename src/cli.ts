@@ -7,7 +7,8 @@ commands:
                                 measures the simulated providers instead of the real APIs
   demo                          run the service with simulated providers and 3 days of backfilled data
   harness [start]               run the harness alone (no API; /metrics on HARNESS_METRICS_PORT),
-                                the writer of a split deployment on STORE=prometheus
+                                the writer of a split deployment on STORE=prometheus (needs
+                                BASE_URL there); see \`citebench help harness\`
   harness run <benchmark> [--provider x] [--once] [--simulate]
                                 run measurement cycles by hand and print a table
   export --from DATE --to DATE [--format parquet|csv] --out DIR
@@ -70,7 +71,8 @@ export async function runCli(args: readonly string[]): Promise<number> {
       return new Promise<number>(() => undefined);
     case 'harness': {
       // `harness` alone (or `harness start`): the scheduler without the API (split deployment).
-      if (rest.length === 0 || rest[0] === 'start') {
+      // `harness --help` is the daemon's usage (it names `harness run`, whose own is `harness run --help`).
+      if (rest.length === 0 || rest[0] === 'start' || (rest[0] !== 'run' && wantsHelp(rest))) {
         const daemon = await import('./cli/harness-daemon.ts');
         return daemon.runHarnessDaemon(rest.slice(rest[0] === 'start' ? 1 : 0));
       }

@@ -22,6 +22,8 @@ function commandOf(pid: number): string {
 
 /** The launchers that run us as a child: tsx's CLI (npm start runs `sh -c tsx …`) and npm/npx. */
 const LAUNCHER = /(^|[\s/])(tsx|npm|npx)(\s|$)|\/tsx\/dist\/cli\.m?js|\/npm-cli\.js|\/npx-cli\.js/;
+/** The shell npm runs a script or a package's bin in (`npx citebench harness`: npm → sh -c → us). */
+const SHELL = /^(\S*\/)?(ba|da)?sh -c /;
 
 /**
  * Calls `onGone` once when the launcher chain we were started by breaks. SIGTERM sent to `npm
@@ -33,9 +35,13 @@ const LAUNCHER = /(^|[\s/])(tsx|npm|npx)(\s|$)|\/tsx\/dist\/cli\.m?js|\/npm-cli\
  */
 export function watchLauncher(onGone: (why: string) => void, intervalMs = 500): () => void {
   const parent = process.ppid;
-  if (!LAUNCHER.test(commandOf(parent))) return () => undefined;
   const grandparent = parentOf(parent);
   if (grandparent === null) return () => undefined;
+  const launched =
+    LAUNCHER.test(commandOf(parent)) ||
+    // npx runs the bin through `sh -c`, which outlives npm: the shell is watched as the launcher.
+    (SHELL.test(commandOf(parent)) && LAUNCHER.test(commandOf(grandparent)));
+  if (!launched) return () => undefined;
   const timer = setInterval(() => {
     let why: string | undefined;
     if (process.ppid !== parent) why = 'launcher exited';

@@ -231,12 +231,22 @@ export async function startFromEnv(
     }
     const port = await service.listen(server);
     // Once the specs are loaded: their families name the metrics that carry the origin label.
-    const refused = await checkStoreOrigin(service, opts);
+    const refused = await checkStoreOrigin(service, opts, storeConfig);
     if (refused) {
       await service.close().catch(() => undefined);
       fail(`cannot start: ${refused}`);
     }
     if (stopping) return stopped();
+    // An API replica serves the days the writer (`citebench harness`) froze with its BASE_URL.
+    if (storeConfig.backend === 'prometheus' && !config.harnessEnabled) {
+      const { replicaBaseUrlMismatch } = await import('./store/deployment-record.ts');
+      const { snapshotDirOf } = await import('./store/open-store.ts');
+      const mismatch = await replicaBaseUrlMismatch(
+        snapshotDirOf(storeConfig, config.dataDir),
+        config.baseUrl,
+      ).catch((e: unknown) => `cannot read the writer's deployment record: ${(e as Error).message}`);
+      if (mismatch) log.warn(mismatch);
+    }
     log.info('listening', {
       url: `http://${config.host}:${port}`,
       baseUrl: config.baseUrl,

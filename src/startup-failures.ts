@@ -4,6 +4,7 @@ import type { StartOptions } from './main.ts';
 import { readOrigins } from './publication/sample-origins.ts';
 import type { Service } from './service.ts';
 import { StoreOpenError } from './store/open-errors.ts';
+import type { StoreConfig } from './store/prometheus-config.ts';
 
 /**
  * Start-up's failures, each one line on stderr and a non-zero exit: never a stack trace, and
@@ -76,14 +77,26 @@ export function harnessConfigError(): string | null {
  * A store never mixes origins: the demo refuses one holding measured samples, and a real `serve`
  * one holding simulated samples unless started with --simulate. The message says what to do.
  */
-export async function checkStoreOrigin(service: Service, opts: StartOptions): Promise<string | null> {
+export async function checkStoreOrigin(
+  service: Service,
+  opts: StartOptions,
+  store: StoreConfig = { backend: 'embedded' },
+): Promise<string | null> {
   const o = await readOrigins(service.store);
-  const dir = service.config.dataDir;
+  // Where the samples are, and what to change to use another place: the message names the
+  // variable that points there (DATA_DIR for the embedded store, PROMETHEUS_URL for an engine).
+  const where =
+    store.backend === 'prometheus'
+      ? {
+          place: `the engine at PROMETHEUS_URL=${store.prometheus.url}`,
+          other: 'point PROMETHEUS_URL at another engine (or tenant)',
+        }
+      : { place: `DATA_DIR=${service.config.dataDir}`, other: 'set DATA_DIR to another folder' };
   if (opts.simulated && o.measured) {
-    return `${dir} holds measured samples; ${opts.command === 'demo' ? 'the demo' : 'serve --simulate'} never writes simulated data beside them (set DATA_DIR to another folder)`;
+    return `${where.place} holds measured samples; ${opts.command === 'demo' ? 'the demo' : 'serve --simulate'} never writes simulated data beside them (${where.other})`;
   }
   if (!opts.simulated && o.simulated) {
-    return `${dir} holds simulated samples (from the demo); serve them with \`citebench serve --simulate\`, or set DATA_DIR to another folder for real measurements`;
+    return `${where.place} holds simulated samples (from the demo); serve them with \`citebench serve --simulate\`, or ${where.other} for real measurements`;
   }
   return null;
 }

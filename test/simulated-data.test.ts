@@ -181,7 +181,7 @@ describe('a store never mixes origins: the refusals', () => {
       .split('\n')
       .filter((l) => l.trim());
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^cannot start: .* holds measured samples/);
+    expect(lines[0]).toMatch(/^cannot start: DATA_DIR=\S+ holds measured samples/);
   }, 30_000);
 
   it('serve refuses a DATA_DIR holding simulated samples unless started with --simulate', async () => {
@@ -190,7 +190,9 @@ describe('a store never mixes origins: the refusals', () => {
     running.push(p);
     const { code } = await p.exited();
     expect(code).toBe(2);
-    expect(p.output()).toMatch(/^cannot start: .* holds simulated samples .*--simulate/);
+    expect(p.output()).toMatch(
+      /^cannot start: DATA_DIR=\S+ holds simulated samples .*--simulate.*set DATA_DIR to another folder/,
+    );
 
     const ok = await spawnService(
       { DATA_DIR: dir, HARNESS_ENABLED: 'false' },

@@ -35,7 +35,12 @@ export async function openStore(cfg: StoreConfig, o: OpenStoreOptions): Promise<
     ...(o.onEngineError ? { onError: o.onEngineError } : {}),
     ...(o.droppedSamplesCounter ? { droppedSamplesCounter: o.droppedSamplesCounter } : {}),
   });
-  return engineStore(engine, new FileSnapshotStore(cfg.snapshotDir ?? join(o.dataDir, 'snapshots')));
+  return engineStore(engine, new FileSnapshotStore(snapshotDirOf(cfg, o.dataDir)));
+}
+
+/** SNAPSHOT_DIR, by default DATA_DIR/snapshots. */
+export function snapshotDirOf(cfg: StoreConfig & { backend: 'prometheus' }, dataDir: string): string {
+  return cfg.snapshotDir ?? join(dataDir, 'snapshots');
 }
 
 /** Composes an engine-backed SampleStore with file snapshots into the service's Store. */

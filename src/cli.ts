@@ -6,9 +6,10 @@ commands:
   serve [--simulate]            run the service (harness and API in one process); --simulate
                                 measures the simulated providers instead of the real APIs
   demo                          run the service with simulated providers and 3 days of backfilled data
-  harness [start]               run the harness alone (no API; /metrics on HARNESS_METRICS_PORT),
+  harness [start] [--simulate]  run the harness alone (no API; /metrics on HARNESS_METRICS_PORT),
                                 the writer of a split deployment on STORE=prometheus (needs
-                                BASE_URL there); see \`citebench help harness\`
+                                BASE_URL there); --simulate runs the demo's harness (backfill,
+                                simulated providers, demo clock); see \`citebench help harness\`
   harness run <benchmark> [--provider x] [--once] [--simulate]
                                 run measurement cycles by hand and print a table
   export --from DATE --to DATE [--format parquet|csv] --out DIR
@@ -70,9 +71,10 @@ export async function runCli(args: readonly string[]): Promise<number> {
       await import('./demo/main.ts');
       return new Promise<number>(() => undefined);
     case 'harness': {
-      // `harness` alone (or `harness start`): the scheduler without the API (split deployment).
-      // `harness --help` is the daemon's usage (it names `harness run`, whose own is `harness run --help`).
-      if (rest.length === 0 || rest[0] === 'start' || (rest[0] !== 'run' && wantsHelp(rest))) {
+      // `harness` alone (or `harness start`, `harness --simulate`): the writer without the API
+      // (split deployment), which refuses unknown options. `harness --help` is the daemon's usage (it
+      // names `harness run`, whose own is `harness run --help`).
+      if (rest[0] !== 'run') {
         const daemon = await import('./cli/harness-daemon.ts');
         return daemon.runHarnessDaemon(rest.slice(rest[0] === 'start' ? 1 : 0));
       }

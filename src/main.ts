@@ -192,6 +192,15 @@ export async function startFromEnv(
         return fail(`cannot start: ${e.message}`);
       });
     }
+    // A replica of a split demo follows the clock of its writer, `harness --simulate` (src/demo/shared-clock.ts).
+    let followed: { readonly now: () => number } | undefined;
+    if (demoClock && storeConfig.backend === 'prometheus' && !config.harnessEnabled) {
+      const [{ followWriterClock }, { snapshotDirOf }] = await Promise.all([
+        import('./demo/shared-clock.ts'),
+        import('./store/open-store.ts'),
+      ]);
+      followed = await followWriterClock(snapshotDirOf(storeConfig, config.dataDir), demoClock.clock, log);
+    }
     // 3. The port: from here every request is answered 503 `starting` until the service is ready.
     const bound = await bindServer(config.port, config.host, (req, res) =>
       answerStarting(req, res, startup),
@@ -217,7 +226,9 @@ export async function startFromEnv(
         store: storeConfig,
         startup,
         ...(openedStore ? { openedStore } : {}),
-        ...(demoClock ? { clock: demoClock.clock.now, clockRate: demoClock.clock.rate } : {}),
+        ...(demoClock
+          ? { clock: followed?.now ?? demoClock.clock.now, clockRate: demoClock.clock.rate }
+          : {}),
         // The demo's closed days wait for its backfill plan (src/demo/backfill-plan.ts).
         ...(opts.command === 'demo' ? { awaitSlotPlan: true } : {}),
       });
@@ -257,7 +268,7 @@ export async function startFromEnv(
       await demoClock.save();
       const { anchor, anchorWall, speed } = demoClock.clock.anchor;
       log.info('demo clock', {
-        now: new Date(demoClock.clock.now()).toISOString(),
+        now: new Date((followed?.now ?? demoClock.clock.now)()).toISOString(),
         anchor: new Date(anchor).toISOString(),
         anchorWall: new Date(anchorWall).toISOString(),
         speed,

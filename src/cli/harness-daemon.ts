@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { ConfigError, loadConfig } from '../config.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { HarnessConfigError, loadHarnessConfig } from '../harness/config.ts';
 import { startHarness } from '../harness/service.ts';
 import { watchLauncher } from '../launcher-watch.ts';
@@ -10,10 +10,18 @@ import { loadProviderCatalogue, loadSpecs } from '../publication/load-specs.ts';
 import { createPublication } from '../publication/publication.ts';
 import { droppedSamples } from '../service.ts';
 import { writeDeploymentRecord } from '../store/deployment-record.ts';
-import { openStore, snapshotDirOf } from '../store/open-store.ts';
+import { type EngineHealth, watchEngine } from '../store/engine-health.ts';
+import { type EngineStore, openStore, snapshotDirOf } from '../store/open-store.ts';
 import { loadStoreConfig, StoreConfigError } from '../store/prometheus-config.ts';
+import type { Store } from '../store/sample-store.ts';
+import {
+  measuredSamplesRefusal,
+  openWriterClock,
+  shareWriterClock,
+  startSimulatedWriter,
+} from './harness-simulate.ts';
 
-export const HARNESS_USAGE = `usage: citebench harness [start] [--help]
+export const HARNESS_USAGE = `usage: citebench harness [start] [--simulate] [--help]
        citebench harness run <benchmark> [options]   (see \`citebench harness run --help\`)
 
 Runs the measurement harness alone: every benchmark at its cadence, no HTTP API, its own
@@ -33,7 +41,14 @@ SNAPSHOT_DIR) read.
                    with STORE=prometheus: replicas serve those days as they are)
   HARNESS_REGION   labels this harness's samples (region=…): harnesses in several regions may
                    write to one engine
-  HARNESS_METRICS_PORT  this process's /metrics port (default 9464)
+  HARNESS_METRICS_PORT  this process's /metrics port (default 9464); on an engine it adds
+                   store_engine_up (0/1, probed every 2 s) and store_buffered_samples
+
+  --simulate       the demo's harness as the writer: simulated providers (DEMO_SEED), samples
+                   labelled origin="simulated", DATA_DIR's resumable backfill of DEMO_DAYS days
+                   (backfill-plan.json), logs \`harness ready … backfilledCycles=N\`, then live on
+                   the demo clock (DEMO_SPEED); it publishes that clock to SNAPSHOT_DIR/demo-clock.json,
+                   which \`serve --simulate\` replicas (HARNESS_ENABLED=false) follow
 
   harness run      runs measurement cycles by hand and prints a table (no schedule)
 `;
@@ -50,12 +65,18 @@ export async function runHarnessDaemon(
     process.stdout.write(HARNESS_USAGE);
     return 0;
   }
+  const simulate = argv.includes('--simulate');
+  const unknown = argv.filter((a) => a !== '--simulate');
+  if (unknown.length > 0) {
+    process.stderr.write(`harness: unknown option ${unknown[0]}\n${HARNESS_USAGE}`);
+    return 2;
+  }
   const env = deps.env ?? process.env;
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   let storeConfig: ReturnType<typeof loadStoreConfig>;
   let harnessConfig: ReturnType<typeof loadHarnessConfig>;
   try {
-    config = loadConfig(env);
+    config = { ...loadConfig(env), simulated: simulate };
     storeConfig = loadStoreConfig(env);
     // The harness configuration reads which providers need keys from the provider catalogue.
     await loadProviderCatalogue(config.benchmarksDir);
@@ -80,22 +101,56 @@ export async function runHarnessDaemon(
     process.stderr.write(`cannot start: HARNESS_METRICS_PORT=${env.HARNESS_METRICS_PORT} is not a port\n`);
     return 2;
   }
+  // The demo clock of DATA_DIR (--simulate): a bad demo-clock.json is one line, before anything starts.
+  const clock = simulate ? await openWriterClock(config) : null;
+  if (typeof clock === 'string') {
+    process.stderr.write(`cannot start: ${clock}\n`);
+    return 2;
+  }
   const log = createLogger(config.logLevel);
   const specs = await loadSpecs(config.benchmarksDir);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const store = await openStore(storeConfig, {
+  // The engine's state is logged once per change (engine-health.ts), also when found at start.
+  let health: EngineHealth | undefined;
+  const early: Error[] = [];
+  const store: Store | EngineStore = await openStore(storeConfig, {
     dataDir: config.dataDir,
     duckdbMemoryLimit: config.duckdbMemoryLimit,
-    onEngineError: (e) => log.warn('sample store engine error', { error: e.message }),
+    onEngineError: (e) => (health ? health.onError(e) : early.push(e)),
     droppedSamplesCounter: droppedSamples(registry),
   });
-  if (storeConfig.backend === 'prometheus') {
-    await writeDeploymentRecord(snapshotDirOf(storeConfig, config.dataDir), { baseUrl: config.baseUrl });
+  if ('engine' in store) {
+    health = watchEngine({ engine: store.engine, registry, log });
+    for (const e of early.splice(0)) health.onError(e);
   }
-  const harness = startHarness({ store, specs, metrics: registry, harnessConfig, log: harnessLog(log) });
-  const publication = createPublication({ specs, store, config });
-  await publication.startFreezer((e) => log.warn('snapshot freeze failed', { error: String(e) }));
+  const snapshotDir =
+    storeConfig.backend === 'prometheus' ? snapshotDirOf(storeConfig, config.dataDir) : null;
+  const stopStore = async () => {
+    health?.stop();
+    await store.close();
+  };
+  if (simulate) {
+    const where =
+      storeConfig.backend === 'prometheus'
+        ? `the engine at PROMETHEUS_URL=${storeConfig.prometheus.url}`
+        : `DATA_DIR=${config.dataDir}`;
+    const refused = await measuredSamplesRefusal(store, where);
+    if (refused) {
+      await stopStore();
+      process.stderr.write(`cannot start: ${refused}\n`);
+      return 2;
+    }
+  }
+  if (snapshotDir !== null) await writeDeploymentRecord(snapshotDir, { baseUrl: config.baseUrl });
+  if (clock) await shareWriterClock(clock, snapshotDir, log, config.demoStart !== null);
+  const publication = createPublication({
+    specs,
+    store,
+    config,
+    ...(clock ? { clock: clock.clock.now, clockRate: clock.clock.rate, awaitSlotPlan: true } : {}),
+  });
+  // /metrics first: the engine's state and the backfill's cycles show while it runs.
   const server = createServer((req, res) => {
     if (req.url !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('only /metrics here\n');
@@ -107,14 +162,10 @@ export async function runHarnessDaemon(
   });
   await new Promise<void>((resolve) => server.listen(metricsPort, config.host, () => resolve()));
   const addr = server.address();
-  log.info('harness running', {
-    benchmarks: harness.benchmarks.join(','),
-    metrics: `http://${config.host}:${typeof addr === 'object' && addr ? addr.port : metricsPort}/metrics`,
-    region: harnessConfig.region ?? '(none)',
-    store: storeConfig.backend,
-  });
+  const metricsUrl = `http://${config.host}:${typeof addr === 'object' && addr ? addr.port : metricsPort}/metrics`;
+  const stopped = new AbortController();
   let stopWatching = (): void => undefined;
-  const why = await new Promise<string>((resolve) => {
+  const stop = new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
     deps.signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
@@ -122,12 +173,47 @@ export async function runHarnessDaemon(
     // running under its orphaned `sh -c` (src/launcher-watch.ts): its going away is a stop too.
     stopWatching = watchLauncher(resolve);
   });
+  let why: string | undefined;
+  void stop.then((w) => {
+    why = w;
+    stopped.abort();
+  });
+  let harness: { stop(): Promise<void> };
+  let benchmarks: readonly string[];
+  if (clock) {
+    harness = await startSimulatedWriter({
+      store,
+      specs,
+      metrics: registry,
+      config,
+      clock,
+      publication,
+      log,
+      signal: stopped.signal,
+    });
+    benchmarks = specs.map((s) => s.slug);
+  } else {
+    const real = startHarness({ store, specs, metrics: registry, harnessConfig, log: harnessLog(log) });
+    harness = real;
+    benchmarks = real.benchmarks;
+  }
+  if (why === undefined) {
+    await publication.startFreezer((e) => log.warn('snapshot freeze failed', { error: String(e) }));
+    log.info('harness running', {
+      benchmarks: benchmarks.join(','),
+      metrics: metricsUrl,
+      region: harnessConfig.region ?? '(none)',
+      store: storeConfig.backend,
+      ...(simulate ? { simulated: true } : {}),
+    });
+  }
+  await stop;
   stopWatching();
-  log.info('harness stopping', { signal: why });
+  log.info('harness stopping', { signal: why ?? 'aborted' });
   await harness.stop();
   publication.close();
   await new Promise<void>((r) => server.close(() => r()));
-  await store.close();
+  await stopStore();
   log.info('harness stopped');
   return 0;
 }

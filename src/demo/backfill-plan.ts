@@ -56,7 +56,7 @@ export interface PlanRun {
   readonly regions: readonly (string | null)[];
 }
 
-const slotKey = (s: SlotRef) => `${s.benchmark}\u0000${s.region ?? ''}\u0000${s.at}`;
+export const slotKey = (s: SlotRef): string => `${s.benchmark}\u0000${s.region ?? ''}\u0000${s.at}`;
 
 /** The grid of one family in one region: each slot once per benchmark. */
 function slotsAt(f: PlanFamily, region: string | null, at: number): SlotRef[] {

@@ -62,6 +62,30 @@ const fileSchema = z.object({
 
 export class DemoClockError extends Error {}
 
+/** The anchor a demo-clock.json holds, or null when the text is not one. */
+export function parseDemoClockFile(text: string): DemoClockAnchor | null {
+  try {
+    const parsed = fileSchema.parse(JSON.parse(text));
+    return {
+      anchor: Date.parse(parsed.anchor),
+      anchorWall: Date.parse(parsed.anchorWall),
+      speed: parsed.speed,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The file's text for an anchor (DATA_DIR's, and the writer's copy in SNAPSHOT_DIR). */
+export function anchorFileBody(anchor: DemoClockAnchor): string {
+  return `${JSON.stringify({
+    version: 1,
+    anchor: new Date(anchor.anchor).toISOString(),
+    anchorWall: new Date(anchor.anchorWall).toISOString(),
+    speed: anchor.speed,
+  })}\n`;
+}
+
 export interface OpenedDemoClock {
   readonly clock: DemoClock;
   /** How the anchor was chosen, for the start-up log. */
@@ -94,19 +118,12 @@ export async function openDemoClock(o: {
     anchor = { anchor: o.start ?? w, anchorWall: w, speed: o.speed };
     origin = 'new';
   } else {
-    let parsed: z.infer<typeof fileSchema>;
-    try {
-      parsed = fileSchema.parse(JSON.parse(text));
-    } catch {
+    const stored = parseDemoClockFile(text);
+    if (!stored) {
       throw new DemoClockError(
         `${path} is not a demo clock anchor; delete it to restart the demo's simulated time from now`,
       );
     }
-    const stored = {
-      anchor: Date.parse(parsed.anchor),
-      anchorWall: Date.parse(parsed.anchorWall),
-      speed: parsed.speed,
-    };
     if (stored.speed === o.speed) {
       anchor = stored;
       origin = 'resumed';
@@ -117,12 +134,7 @@ export async function openDemoClock(o: {
     }
   }
   const clock = demoClock(anchor, wall);
-  const body = `${JSON.stringify({
-    version: 1,
-    anchor: new Date(anchor.anchor).toISOString(),
-    anchorWall: new Date(anchor.anchorWall).toISOString(),
-    speed: anchor.speed,
-  })}\n`;
+  const body = anchorFileBody(anchor);
   return {
     clock,
     origin,

@@ -71,6 +71,8 @@ export interface HarnessDemoOptions {
   readonly groundTruth?: boolean;
   /** Progress of the json-rpc backfill (slots done of total, all regions at once). */
   readonly onRpcProgress?: (done: number, total: number) => void;
+  /** Stops the backfill and catch-up between cycles (a shutdown while it runs); no live harness starts. */
+  readonly signal?: AbortSignal;
   /** The build its harnesses write as harness_build_info (this process's when omitted; the golden corpus pins it). */
   readonly build?: BuildInfo;
   /**

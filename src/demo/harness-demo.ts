@@ -16,7 +16,6 @@ import {
   type PlanRun,
   pendingRuns,
   planView,
-  readTried,
   savePlan,
 } from './backfill-plan.ts';
 import { scaledClock } from './demo-clock.ts';
@@ -32,6 +31,7 @@ import {
   sleepOn,
 } from './demo-plan-slots.ts';
 import type { HarnessDemo, HarnessDemoOptions, PlanSummary } from './harness-demo-options.ts';
+import { readTriedRetrying, readTriedSince, storeLooksEmpty } from './plan-reads.ts';
 import {
   demoChainOrigin,
   openDemoChains,
@@ -126,6 +126,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
   const truth = chains.length > 0 && (opts.groundTruth ?? true) ? { truth: demoTruthReader(chains) } : {};
   let harness: Harness | null = null;
   let stopping = false;
+  opts.signal?.addEventListener('abort', () => (stopping = true), { once: true });
   try {
     const families = planFamilies([...specs, ...(chains.length > 0 ? rpcSpecs : [])], {
       days: stored?.days ?? days,
@@ -140,10 +141,12 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
     let tried: (s: SlotRef) => boolean = () => false;
     if (stored) {
       const reach = Math.max(...families.map((f) => f.windowMs));
-      tried = await readTried(
+      tried = await readTriedRetrying(
         opts.store,
         Math.min(stored.slots[0]?.at ?? opts.now, stored.start - reach, opts.now - reach),
         opts.now,
+        log,
+        () => stopping,
       );
       const resumedSlots = stored.slots.filter(tried).length;
       const ext = extendPlan(stored, families, opts.now, tried);
@@ -156,7 +159,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
         planned: plan.slots.length,
         toRun: 0,
       };
-    } else if ((await opts.store.timeBounds()) === null) {
+    } else if (await storeLooksEmpty(opts.store, log)) {
       plan = newPlan(families, { seed: opts.seed, days, now: planStart });
       summary = {
         resumed: false,
@@ -284,7 +287,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
         // Only slots after the newest planned ones are new: nothing is given up (every planned
         // slot ran), so the markers from there on tell what the extension still needs.
         const since = Math.min(...fams.map((f) => newestPlanned(current(), f) ?? now));
-        const triedNow = await readTried(opts.store, since, now);
+        const triedNow = await readTriedSince(opts.store, since, now, current().slots);
         const next = extendPlan(current(), fams, now, triedNow, { atCadence, giveUp: false }).plan;
         // The planned slots before `since` ran already (the backfill, or an earlier round).
         const due = pendingRuns(next, fams, (s) => s.at < since || triedNow(s));

@@ -19,6 +19,14 @@ export interface PrometheusHttpOptions {
  * An engine answer that is not a success. `down` means: retry later (network, timeout, 5xx, 429,
  * or a 422 that only says a compaction moved a chunk mid-read).
  */
+/**
+ * Reported through `onError` when the engine does not answer and the store carries on (writes
+ * buffered, a start-up check): a state, which the writer logs once per outage, not an error.
+ */
+export class EngineUnreachable extends Error {
+  override readonly name = 'EngineUnreachable';
+}
+
 export class EngineError extends Error {
   override readonly name = 'EngineError';
   constructor(

@@ -1,6 +1,6 @@
 import { STORED_METRIC_NAMES } from '../core/metric-names.ts';
 import type { Sample } from '../core/samples.ts';
-import { EngineError, PrometheusHttp } from './prometheus-http.ts';
+import { EngineError, EngineUnreachable, PrometheusHttp } from './prometheus-http.ts';
 import { type PrometheusStoreOptions, validateEngineUrl } from './prometheus-options.ts';
 import { vectorAnswer } from './prometheus-promql.ts';
 import { PrometheusReader } from './prometheus-reads.ts';
@@ -100,12 +100,34 @@ export class PrometheusStore implements SampleStore {
       vectorAnswer.parse(await this.http.api('/api/v1/query', this.url, { query: 'vector(1)' }));
     } catch (e) {
       if (e instanceof EngineError && e.down) {
-        this.opts.onError?.(new Error(`Prometheus store: engine not reachable yet (${e.message})`));
+        this.opts.onError?.(
+          new EngineUnreachable(`Prometheus store: engine not reachable yet (${e.message})`),
+        );
         return;
       }
       throw new Error(
         `PROMETHEUS_URL ${this.url} does not answer as a Prometheus API: ${e instanceof Error ? e.message : e}`,
       );
+    }
+  }
+
+  /** One query, no retry: whether the engine answers now (the writer's store_engine_up). */
+  async up(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      vectorAnswer.parse(
+        JSON.parse(
+          await this.http.send(
+            'reads',
+            `${this.url}/api/v1/query`,
+            { method: 'POST', body: new URLSearchParams({ query: 'vector(1)' }) },
+            0,
+          ),
+        ),
+      );
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -1,5 +1,5 @@
 import { labelsKey, type Sample } from '../core/samples.ts';
-import { EngineError, type PrometheusHttp } from './prometheus-http.ts';
+import { EngineError, EngineUnreachable, type PrometheusHttp } from './prometheus-http.ts';
 import { LABEL_NAME, METRIC_NAME } from './prometheus-promql.ts';
 import { REMOTE_WRITE_HEADERS, type RemoteSeries, remoteWriteBody } from './remote-write.ts';
 import type { AppendListener } from './sample-store.ts';
@@ -117,7 +117,9 @@ export class PrometheusWriter {
         if (e instanceof EngineError && e.down) {
           this.buffer.add(batch);
           this.o.onError?.(
-            new Error(`Prometheus store: engine down, ${batch.length} samples buffered (${e.message})`),
+            new EngineUnreachable(
+              `Prometheus store: engine down, ${batch.length} samples buffered (${e.message})`,
+            ),
           );
           return 0;
         }

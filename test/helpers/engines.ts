@@ -14,6 +14,8 @@ export interface Engine {
   readonly dataDir: string;
   /** Stops the process; the data folder is kept so `start` can reopen it. */
   stop(): Promise<void>;
+  /** SIGKILL: a crash, nothing flushed by the engine itself (`start` reopens the folder). */
+  kill(): Promise<void>;
   /** Starts again on the same port and data folder (after `stop`). */
   start(): Promise<void>;
   /** Stops and removes the data folder. */
@@ -113,6 +115,15 @@ export async function startEngine(kind: EngineKind): Promise<Engine> {
     clearTimeout(timer);
   };
 
+  const kill = async (): Promise<void> => {
+    const p = proc;
+    proc = null;
+    if (!p || p.exitCode !== null) return;
+    const exited = new Promise<void>((r) => p.once('exit', () => r()));
+    p.kill('SIGKILL');
+    await exited;
+  };
+
   await start();
   return {
     kind,
@@ -121,6 +132,7 @@ export async function startEngine(kind: EngineKind): Promise<Engine> {
     dataDir,
     start,
     stop,
+    kill,
     async destroy() {
       await stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import { providerUnion } from '../union.ts';
 import type { TradeAdapter, TradeFetch, TradeWindow } from './adapters/contract.ts';
 import { TRADE_ADAPTERS } from './adapters/registry.ts';
 import { type CellLabels, type CellOutcome, cycleFiveXxSample, scoreCell } from './cell-score.ts';
-import { markUnresponsive } from './mark-unresponsive.ts';
+import { markUnresponsive, seedUnresponsive } from './mark-unresponsive.ts';
 import {
   matchTruth,
   type ProviderRecall,
@@ -120,6 +120,12 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
       })
       .flatMap((b) => b.tallies.filter((x) => x.slug === provider && x.chains.has(chain)));
   const runsOfCell = (chain: string) => runs.filter((b) => b.tallies.some((x) => x.chains.has(chain)));
+  // The unresponsive streaks' one store read, before anything is measured (mark-unresponsive.ts).
+  await seedUnresponsive(
+    rt,
+    runs.map((b) => b.spec.slug),
+    at,
+  );
 
   /** A cell's report per benchmark that measures it, by slug. */
   type CellReports = Map<string, CellReport>;
@@ -273,16 +279,21 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
 
   // One provider_cycle_5xx sample per benchmark and provider scored this cycle feeds the
   // unresponsive marker, each over the benchmark's own cells.
+  const fiveXx = new Map<string, Sample[]>();
   for (const b of runs) {
+    const own: Sample[] = [];
     for (const x of b.tallies) {
       const s = cycleFiveXxSample(b.spec.slug, x.slug, at, x.fiveXx, x.probes);
-      if (s) samples.push(s);
+      if (s) own.push(s);
     }
+    samples.push(...own);
+    fiveXx.set(b.spec.slug, own);
   }
   const written = await run.write(samples);
   const reports = new Map<string, CycleReport>();
   for (const b of runs) {
-    const unresponsive = await markUnresponsive(rt, b.spec.slug, at, b.tallies);
+    // From the harness's own cycles: nothing reads the store between the append and the report.
+    const unresponsive = markUnresponsive(rt, b.spec.slug, at, b.tallies, fiveXx.get(b.spec.slug) ?? []);
     const outcomes = [...b.outcomes];
     for (const x of b.tallies) {
       outcomes.push({

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   anchorFileBody,
@@ -23,7 +23,7 @@ export async function publishClock(snapshotDir: string, anchor: DemoClockAnchor)
   if (old !== body) await writeAtomically(snapshotDir, DEMO_CLOCK_FILE, body);
 }
 
-/** How often a replica looks at the writer's anchor (a stat; the file is read when it changed). */
+/** How often a replica reads the writer's anchor (a file of about 120 bytes). */
 export const FOLLOW_POLL_MS = 1_000;
 
 export interface FollowedClock {
@@ -49,19 +49,15 @@ export async function followSharedClock(o: {
   const path = join(o.snapshotDir, DEMO_CLOCK_FILE);
   let followed: DemoClock | null = null;
   let seen = '';
-  let reported = '';
+  // The file's text, not its mtime: two writes within the file system's mtime grain differ too.
   const look = async (): Promise<void> => {
-    const st = await stat(path).catch(() => null);
-    if (!st) return;
-    const key = `${st.mtimeMs}:${st.size}`;
-    if (key === seen) return;
-    seen = key;
     const text = await readFile(path, 'utf8').catch(() => null);
-    if (text === null) return;
+    if (text === null || text === seen) return;
+    seen = text;
     const anchor = parseDemoClockFile(text);
     if (!anchor) {
-      if (reported !== key) o.onProblem?.(`${path} is not a demo clock anchor: keeping the current clock`);
-      reported = key;
+      // Once per bad text: the next look finds the same text and returns above.
+      o.onProblem?.(`${path} is not a demo clock anchor: keeping the current clock`);
       return;
     }
     followed = demoClock(anchor);

@@ -42,13 +42,13 @@ export function requireBinary(kind: EngineKind): string {
 
 // Backfill writes days-old samples: Prometheus accepts them only inside the out-of-order window,
 // and keeps them only inside the retention (15 d by default), so both are set wide.
-const PROMETHEUS_CONFIG = `global: {}
+export const PROMETHEUS_CONFIG = `global: {}
 storage:
   tsdb:
     out_of_order_time_window: 3650d
 `;
 
-function args(kind: EngineKind, dataDir: string, port: number): string[] {
+export function engineArgs(kind: EngineKind, dataDir: string, port: number): string[] {
   if (kind === 'prometheus') {
     return [
       `--config.file=${join(dataDir, 'prometheus.yml')}`,
@@ -95,7 +95,7 @@ export async function startEngine(kind: EngineKind): Promise<Engine> {
 
   const start = async (): Promise<void> => {
     output = '';
-    const p = spawn(bin, args(kind, dataDir, port), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(bin, engineArgs(kind, dataDir, port), { stdio: ['ignore', 'pipe', 'pipe'] });
     proc = p;
     const keep = (b: Buffer) => {
       output = (output + b.toString()).slice(-4000);

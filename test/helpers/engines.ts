@@ -104,25 +104,19 @@ export async function startEngine(kind: EngineKind): Promise<Engine> {
     p.stderr?.on('data', keep);
     await waitReady(url, p, () => output);
   };
-  const stop = async (): Promise<void> => {
+  /** Ends the process: SIGTERM (SIGKILL after 10 s), or SIGKILL at once for a crash. */
+  const end = async (signal: 'SIGTERM' | 'SIGKILL'): Promise<void> => {
     const p = proc;
     proc = null;
     if (!p || p.exitCode !== null) return;
     const exited = new Promise<void>((r) => p.once('exit', () => r()));
-    p.kill('SIGTERM');
+    p.kill(signal);
     const timer = setTimeout(() => p.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(timer);
   };
-
-  const kill = async (): Promise<void> => {
-    const p = proc;
-    proc = null;
-    if (!p || p.exitCode !== null) return;
-    const exited = new Promise<void>((r) => p.once('exit', () => r()));
-    p.kill('SIGKILL');
-    await exited;
-  };
+  const stop = () => end('SIGTERM');
+  const kill = () => end('SIGKILL');
 
   await start();
   return {

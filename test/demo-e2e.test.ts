@@ -64,7 +64,7 @@ describe('npm run demo (the README quick start)', () => {
     const base = `http://127.0.0.1:${port}`;
     const first = startDemo(dir, port);
     running = first.child;
-    await until200(`${base}/healthz`, 150_000, first.child).catch((e: Error) => {
+    await until200(`${base}/healthz`, 300_000, first.child).catch((e: Error) => {
       throw new Error(`${e.message}\n--- demo output ---\n${first.log().slice(-3000)}`);
     });
     expect(first.log()).toMatch(/backfilling 3 days: 156\/156 cycles/);
@@ -133,10 +133,10 @@ describe('npm run demo (the README quick start)', () => {
 
     const second = startDemo(dir, port);
     running = second.child;
-    await until200(`${base}/healthz`, 60_000, second.child);
+    await until200(`${base}/healthz`, 120_000, second.child);
     expect(second.log()).toMatch(/demo ready backfilledCycles=0 /);
     expect(await (await fetch(`${base}/api/citable/${yesterday}`)).text()).toBe(snapBody);
     second.child.kill('SIGTERM');
     expect(await exitCode(second.child)).toBe(0);
-  }, 240_000);
+  }, 480_000);
 });

@@ -7,13 +7,18 @@ import {
   type GoldenCorpus,
   type GoldenEntry,
   type GoldenRun,
+  goldenRequests,
   startGoldenDemo,
 } from './helpers/golden.ts';
+import { isJsonLike, openApiValidator } from './helpers/openapi.ts';
 
 /**
- * Byte identity: every GET answer of the demo at a fixed seed and clock equals the committed corpus
+ * One demo run at a fixed seed and clock, checked two ways (one run, since building it is most of
+ * the cost). Byte identity: every GET answer of the demo at a fixed seed and clock equals the committed corpus
  * (test/fixtures/golden.json, written by `npm run golden`), Date aside. The OpenAPI document is
- * compared parsed; its only allowed differences are listed in OPENAPI_CHANGES.
+ * compared parsed; its only allowed differences are listed in OPENAPI_CHANGES. Schema: every JSON
+ * answer (application/json and +json) validates against the document the service serves, the
+ * schema of its path, status and content type.
  */
 
 /** JSON pointers where the served document may differ from the golden one, each a documented fix. */
@@ -36,6 +41,12 @@ function jsonDiff(a: unknown, b: unknown, at = ''): string[] {
     else out.push(...jsonDiff(ra[k], rb[k], p));
   }
   return out;
+}
+
+/** The document path a request path falls under (`{x}` matches one segment). */
+function templateOf(paths: readonly string[], path: string): string | undefined {
+  const bare = path.split('?')[0] ?? path;
+  return paths.find((t) => new RegExp(`^${t.replaceAll(/\{[^}]+\}/g, '[^/]+')}$`).test(bare));
 }
 
 let run: GoldenRun;
@@ -85,5 +96,41 @@ describe('golden corpus', () => {
     expect(unexplained).toEqual([]);
     // Each listed fix must still be a difference (a stale entry would hide a regression).
     for (const c of OPENAPI_CHANGES) expect(diff.some((p) => p === c || p.startsWith(`${c}/`))).toBe(true);
+  });
+});
+
+describe('golden answers against the OpenAPI document', () => {
+  it('validates every JSON-like GET answer of a documented path (0 violations)', async () => {
+    const doc = (await (await fetch(`${run.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const api = await openApiValidator(doc);
+    const requests = goldenRequests();
+    const paths = Object.keys(doc.paths);
+    const violations: string[] = [];
+    let checked = 0;
+    const jsonTypes = new Set<string>();
+    for (const [i, r] of requests.entries()) {
+      const entry = captured.entries[i];
+      if (!entry || r.method !== 'GET') continue;
+      const t = templateOf(paths, r.path);
+      if (!t || !doc.paths[t]?.get) continue;
+      const ct = (entry.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+      const body = captured.bodies.get(entry.request)?.toString('utf8') ?? '';
+      const res = new Response(null, { status: entry.status, headers: { 'content-type': ct } });
+      try {
+        api.check(t, 'get', res, body);
+      } catch (e) {
+        violations.push(`${entry.request}: ${(e as Error).message.slice(0, 300)}`);
+      }
+      if (isJsonLike(ct) && entry.status !== 304) {
+        checked++;
+        jsonTypes.add(ct);
+      }
+    }
+    expect(violations).toEqual([]);
+    // The corpus covers the JSON API and CSL-JSON (the +json type the document once called a string).
+    expect(checked).toBeGreaterThan(90);
+    expect([...jsonTypes].sort()).toEqual(['application/json', 'application/vnd.citationstyles.csl+json']);
   });
 });

@@ -22,6 +22,7 @@ import { DatasetPublisher } from './dataset.ts';
 import { DayFreezer, type DayResult, type FrozenAuditResult, type SnapshotResult } from './day-freezer.ts';
 import type { SlotExpectation, SlotPlanView } from './day-slots.ts';
 import { FilterResolver } from './filter-resolver.ts';
+import { EvalPoints } from './eval-points.ts';
 import { FreshnessTracker } from './freshness.ts';
 import { OriginCheck } from './origin-check.ts';
 import { type ProfileResult, ProviderProfiles } from './provider-profiles.ts';
@@ -98,7 +99,8 @@ export class Publication implements PublicationApi {
       build: opts.build ?? processBuildInfo(),
       specHashes: specHashes(opts.specs),
     };
-    this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000);
+    this.fresh = new FreshnessTracker(ctx);
+    this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000, new EvalPoints(ctx, this.fresh));
     this.days = new DayFreezer({
       ...ctx,
       liveIndex: () => this.views.citable(),
@@ -111,7 +113,6 @@ export class Publication implements PublicationApi {
       stat: (slug) => this.views.stat(slug, null),
       maxViewAgeMs: opts.maxViewAgeMs ?? 60_000,
     });
-    this.fresh = new FreshnessTracker(ctx);
     this.filters = new FilterResolver(ctx);
     // The regions already stored are known before the first request asks for one.
     this.filters.markStale();

@@ -20,5 +20,5 @@ export function evalPoint(newest: number | undefined, now: number, cadenceMs: nu
   // A sample stamped after now (a writer's clock ahead of ours) is read as now: a view never
   // claims a time this process has not reached.
   const latest = newest === undefined ? grid : Math.min(newest, now);
-  return latest > grid ? latest : grid;
+  return Math.max(latest, grid);
 }

@@ -9,6 +9,7 @@ import { answerStarting } from './http/starting.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { createLogger } from './log.ts';
 import { loadProviderCatalogue } from './publication/provider-catalogue-file.ts';
+import { startReplicaPoll } from './replica-poll.ts';
 import type { Service } from './service.ts';
 import {
   bindFailure,
@@ -279,6 +280,16 @@ export async function startFromEnv(
     }
     stopExtra = await prepare(service, log, preparing.signal, startup);
     if (stopping) return stopped();
+    if (storeConfig.backend === 'prometheus' && !config.harnessEnabled) {
+      const stopPoll = await startReplicaPoll(service.publication, storeConfig.replicaPollMs ?? 5_000, log);
+      const stopHarness = stopExtra;
+      stopExtra = async () => {
+        stopPoll();
+        await stopHarness?.();
+      };
+    }
+    // The region values stored so far are known before the first request asks for one.
+    await service.publication.loadDataValues().catch(() => undefined);
     // Every closed day not frozen yet is frozen before the first request, so no past day is ever
     // computed on demand. On a shared engine only the process that runs the harness freezes (one
     // designated writer of SNAPSHOT_DIR); API replicas (HARNESS_ENABLED=false) only read it.

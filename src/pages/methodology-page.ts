@@ -1,3 +1,4 @@
+import { EVAL_GRID_MAX_MS } from '../core/eval-point.ts';
 import { formatValue, marginPhrase } from '../core/format.ts';
 import type { Provenance } from '../core/provenance.ts';
 import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
@@ -27,7 +28,7 @@ const AS_OF = `<section id="as-of">
   'A headline that ends "as of <time>" reads a listing (a benchmark whose value is each provider\'s latest listing, such as a count of networks): the time is the leader\'s own sample, when its latest successful listing was read. A failed listing leaves the previous count in place, so that time can be older than the page; it is never the time of the page or of the request.',
 )}</p>
 <p>${esc(
-  'A window statistic has no single sample time: its headline says "p50 over 24h", the p50 over every sample of the 24 hours before the view was computed. In both cases "updated <time>" on a page is the newest sample behind the view, and a view whose newest sample is older than twice the cadence is marked stale.',
+  'A window statistic has no single sample time: its headline says "p50 over 24h", the p50 over every sample of the 24 hours up to the view\'s evaluation point (see Live values). In both cases "updated <time>" on a page is the newest sample behind the view, and a view whose newest sample is older than twice the cadence is marked stale.',
 )}</p>
 </section>`;
 
@@ -169,7 +170,7 @@ export function methodologyPage(
     ],
     [
       'Live values',
-      'A live view is recomputed from the stored samples as soon as new samples for its benchmark are written, and at least once a minute as its 24-hour window slides. When no new sample arrived, the previous answer may still be served for up to one more minute while its successor is computed; an answer is never served after a sample that changes it was written.',
+      `A live view is evaluated at its evaluation point: the later of its benchmark's newest sample and the last point, at or before now, of a grid of min(${EVAL_GRID_MAX_MS / 60_000} min, cadence) steps from 00:00 UTC. Its 24-hour window ends there, and staleness is judged there, so a benchmark that stops reporting is marked stale at most one step late. Two servers holding the same samples publish the same bytes, whatever their clocks say inside a step. A view is recomputed when its point moves: as soon as new samples for its benchmark are written, or when the grid passes while none arrive. When only the grid moved, the previous answer may still be served while its successor is computed; an answer is never served after a sample that changes it was written.`,
     ],
     [
       'Day snapshots',

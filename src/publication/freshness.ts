@@ -25,7 +25,13 @@ export class FreshnessTracker {
     this.changes++;
   }
 
-  private async ensureLastSample(): Promise<void> {
+  /** The newest sample time known for a benchmark (undefined: none, or not read yet). */
+  newest(slug: string): number | undefined {
+    return this.lastSample.get(slug);
+  }
+
+  /** Resolves once the newest sample times were read from the store (once per process). */
+  ensureLastSample(): Promise<void> {
     this.ready ??= guarded(async () => {
       for (const spec of this.ctx.specs) {
         const b = await this.ctx.store.timeBounds(specMetrics(spec));

@@ -21,11 +21,13 @@ import { benchmarksOfMetrics, ChangeListeners } from './change-listeners.ts';
 import { DatasetPublisher } from './dataset.ts';
 import { DayFreezer, type DayResult, type FrozenAuditResult, type SnapshotResult } from './day-freezer.ts';
 import type { SlotExpectation, SlotPlanView } from './day-slots.ts';
+import { EvalPoints } from './eval-points.ts';
 import { FilterResolver } from './filter-resolver.ts';
 import { FreshnessTracker } from './freshness.ts';
 import { OriginCheck } from './origin-check.ts';
 import { type ProfileResult, ProviderProfiles } from './provider-profiles.ts';
 import type { ServedText } from './served.ts';
+import { StoreFollower } from './store-follower.ts';
 import type { CompareResult, FilterResolution, PublicationApi, PublicationContext, Served } from './types.ts';
 import { Views } from './views.ts';
 
@@ -80,6 +82,7 @@ export class Publication implements PublicationApi {
   private readonly origin: OriginCheck;
   private readonly profiles: ProviderProfiles;
   private readonly unsubscribe: () => void;
+  private readonly follower: StoreFollower;
   private slots: SlotExpectation;
 
   constructor(opts: PublicationOptions) {
@@ -98,7 +101,8 @@ export class Publication implements PublicationApi {
       build: opts.build ?? processBuildInfo(),
       specHashes: specHashes(opts.specs),
     };
-    this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000);
+    this.fresh = new FreshnessTracker(ctx);
+    this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000, new EvalPoints(ctx, this.fresh));
     this.days = new DayFreezer({
       ...ctx,
       liveIndex: () => this.views.citable(),
@@ -111,7 +115,6 @@ export class Publication implements PublicationApi {
       stat: (slug) => this.views.stat(slug, null),
       maxViewAgeMs: opts.maxViewAgeMs ?? 60_000,
     });
-    this.fresh = new FreshnessTracker(ctx);
     this.filters = new FilterResolver(ctx);
     // The regions already stored are known before the first request asks for one.
     this.filters.markStale();
@@ -119,14 +122,18 @@ export class Publication implements PublicationApi {
     this.unsubscribe = ctx.store.onAppend((metrics, minT, maxT) => {
       this.filters.markStale();
       const slugs = slugsOf(metrics);
-      if (slugs.size > 0) {
-        this.fresh.noteSamples(slugs, maxT);
-        this.days.noteSamples(minT);
-        this.views.invalidate(slugs, minT);
-        this.profiles.invalidate();
-        this.listeners.notify(slugs);
-      }
+      if (slugs.size > 0) this.applied(slugs, minT, maxT);
       this.origin.afterAppend(minT, maxT);
+    });
+    const newest = (slug: string) => this.fresh.newest(slug);
+    this.follower = new StoreFollower({
+      ...ctx,
+      newest,
+      applied: (slugs, minT, maxT) => {
+        this.filters.markStale();
+        this.applied(slugs, minT, maxT);
+        this.origin.afterAppend(minT, maxT);
+      },
     });
     // Simulated samples found in the store: every view built before is dropped and re-announced.
     const simulated = site.simulated === true || opts.config?.simulated === true;
@@ -144,6 +151,23 @@ export class Publication implements PublicationApi {
       firstDay: () => this.days.firstDay(),
       frozenIndexSite: (day) => this.days.frozenIndexSite(day),
     });
+  }
+
+  /** What new samples of these benchmarks (from minT to maxT) change: an append, or one followed. */
+  private applied(slugs: ReadonlySet<string>, minT: number, maxT: number): void {
+    this.fresh.noteSamples(slugs, maxT);
+    this.days.noteSamples(minT);
+    this.views.invalidate(slugs, minT);
+    this.profiles.invalidate();
+    this.listeners.notify(slugs);
+  }
+
+  /** A replica's poll of a store another process writes (store-follower.ts); resolves to what moved. */
+  async followStore(): Promise<ReadonlySet<string>> {
+    await this.fresh.ensureLastSample();
+    const changed = await this.follower.poll();
+    if (changed.size > 0) await this.filters.loadDataValues();
+    return changed;
   }
 
   /**

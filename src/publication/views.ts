@@ -13,6 +13,7 @@ import { citableIndex } from './citable-index.ts';
 import { checkComparePair } from './compare-pair.ts';
 import { compareRowFor } from './compare-rows.ts';
 import { computeStat } from './compute.ts';
+import { ALL_BENCHMARKS as ALL, type EvalPoints } from './eval-points.ts';
 import { LastGoodStats } from './last-good.ts';
 import { readProvenance } from './provenance-read.ts';
 import { computeSeries } from './series-view.ts';
@@ -26,9 +27,6 @@ import {
   UnknownBenchmarkError,
 } from './types.ts';
 import { ViewCache } from './view-cache.ts';
-
-/** The group of views built from every benchmark (index, llm-context, featured, compare). */
-const ALL = '__all__';
 
 function filterSig(filters: Filters | null): string {
   if (!filters) return '';
@@ -48,8 +46,8 @@ function seriesKey(
 
 /**
  * Every live view (Stat, series, audit, compare, index, llm-context, llms.txt, featured) and its
- * cache. A
- * benchmark's new samples drop its own views and every view built from all benchmarks.
+ * cache. Each is evaluated at its evaluation point (src/core/eval-point.ts) and stands until that
+ * point moves. A benchmark's new samples drop its own views and every view built from all benchmarks.
  */
 export class Views {
   private readonly stats: ViewCache<Served<Stat>>;
@@ -69,15 +67,16 @@ export class Views {
   /** The newest live provenance read, served while the store cannot be read. */
   private lastProvenance: Provenance | undefined;
 
-  /** `maxViewAgeMs`: live views are recomputed at least this often, since the 24 h window slides. */
+  /** `maxViewAgeMs`: how long a view whose point moved may still be answered while recomputed. */
   constructor(
     private readonly ctx: PublicationContext,
     maxViewAgeMs: number,
+    private readonly points: EvalPoints,
   ) {
     // Room for every benchmark's views (unfiltered, filtered, series ranges) before a cache clears.
     const room = Math.max(5000, 20 * ctx.specs.length);
-    // A view that only aged out is answered for up to one more maxAge while it is recomputed.
-    const cache = <T>() => new ViewCache<T>(maxViewAgeMs, ctx.clock, room, maxViewAgeMs);
+    const cache = <T>() =>
+      new ViewCache<T>(maxViewAgeMs, ctx.clock, room, maxViewAgeMs, (g) => points.ofGroup(g));
     this.stats = cache();
     this.seriesViews = cache();
     this.aggregates = cache();
@@ -128,15 +127,15 @@ export class Views {
     return guarded(() => computeStat(this.ctx.store, spec, filters, evalTime, this.ctx.site()));
   }
 
-  stat(slug: string, filters: Filters | null): Promise<Served<Stat>> {
+  async stat(slug: string, filters: Filters | null): Promise<Served<Stat>> {
     const spec = this.ctx.bySlug.get(slug);
-    if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
+    if (!spec) throw new UnknownBenchmarkError(slug);
     const key = `${slug}?${filterSig(filters)}`;
-    return this.stats.get(key, slug, () =>
+    // The point needs the newest sample times (read once per process).
+    await this.points.ready();
+    return this.stats.get(key, slug, (at) =>
       this.lastGood.orLastGood(key, () =>
-        guarded(async () =>
-          serve(await computeStat(this.ctx.store, spec, filters, this.ctx.clock(), this.ctx.site())),
-        ),
+        guarded(async () => serve(await computeStat(this.ctx.store, spec, filters, at, this.ctx.site()))),
       ),
     );
   }
@@ -150,15 +149,16 @@ export class Views {
    * GET /api/series/{slug}: each provider's value on a fixed grid, as the Stat would have published
    * it at each point. Cached and invalidated with the benchmark's Stats.
    */
-  series(
+  async series(
     slug: string,
     filters: Filters | null,
     range: SeriesRange,
     providers: readonly string[] | null,
   ): Promise<Served<Series>> {
     const spec = this.ctx.bySlug.get(slug);
-    if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
-    return this.seriesViews.get(seriesKey(slug, filters, range, providers), slug, () =>
+    if (!spec) throw new UnknownBenchmarkError(slug);
+    await this.points.ready();
+    return this.seriesViews.get(seriesKey(slug, filters, range, providers), slug, (at) =>
       guarded(async () =>
         serve(
           await computeSeries(this.ctx.store, {
@@ -166,7 +166,7 @@ export class Views {
             filters,
             range,
             providers,
-            evalTime: this.ctx.clock(),
+            evalTime: at,
             simulated: this.ctx.site().simulated === true,
           }),
         ),
@@ -201,14 +201,15 @@ export class Views {
     // day-pinned one is cached under its day's end and dropped only when its benchmark changes.
     const scope = window ? `?window&${filterSig(window.filters)}` : '';
     const key = `${slug}/${provider}@${evalTime ?? 'live'}${scope}`;
-    return this.audits.get(key, slug, () =>
+    if (evalTime === undefined) await this.points.ready();
+    return this.audits.get(key, slug, (at) =>
       guarded(async () =>
         serve(
           await buildAudit(
             this.ctx.store,
             spec,
             provider,
-            evalTime ?? this.ctx.clock(),
+            evalTime ?? at,
             this.ctx.site(),
             window ? { window } : {},
           ),
@@ -239,10 +240,10 @@ export class Views {
   }
 
   /** The live index of /api/citable. */
-  citable(): Promise<Served<CitableIndex>> {
-    return this.aggregates.get('citable', ALL, async () => {
-      const now = this.ctx.clock();
-      const [stats, provenance] = await Promise.all([this.allStats(), this.liveProvenance(now)]);
+  async citable(): Promise<Served<CitableIndex>> {
+    await this.points.ready();
+    return this.aggregates.get('citable', ALL, async (at) => {
+      const [stats, provenance] = await Promise.all([this.allStats(), this.liveProvenance(at)]);
       return serve(citableIndex(stats, this.ctx.bySlug, this.ctx.site(), null, provenance));
     }) as Promise<Served<CitableIndex>>;
   }
@@ -261,11 +262,12 @@ export class Views {
   featured(): Promise<Served<Featured>> {
     return this.aggregates.get('featured', ALL, async () => {
       const now = await this.allStats();
-      const then = this.ctx.clock() - DAY_MS;
       const dayAgo = new Map<string, Stat>();
       for (const s of now) {
         if (s.status === 'draft') continue;
-        dayAgo.set(s.slug, await this.dayAgo.get(s.slug, s.slug, () => this.statAt(s.slug, null, then)));
+        // Each Stat beside itself one day before its own point.
+        const before = await this.dayAgo.get(s.slug, s.slug, (at) => this.statAt(s.slug, null, at - DAY_MS));
+        dayAgo.set(s.slug, before);
       }
       return serve(buildFeatured(now, dayAgo));
     }) as Promise<Served<Featured>>;
@@ -275,13 +277,15 @@ export class Views {
     const pair = checkComparePair(a, b, this.ctx.specs, this.measured);
     if (!pair.ok) return pair;
     // Computed once per change of its inputs: any benchmark's samples can change a pair's rows.
+    await this.points.ready();
     const served = await this.aggregates.get(`compare:${a}:${b}`, ALL, async () => {
-      const evalTime = this.ctx.clock();
+      // Each row at its benchmark's own point, the point its Stat was evaluated at.
       const rows = await guarded(() =>
         Promise.all(
-          pair.shared.map(async (spec) =>
-            compareRowFor(this.ctx.store, spec, (await this.stat(spec.slug, null)).value, a, b, evalTime),
-          ),
+          pair.shared.map(async (spec) => {
+            const stat = await this.stat(spec.slug, null);
+            return compareRowFor(this.ctx.store, spec, stat.value, a, b, this.points.of(spec.slug));
+          }),
         ),
       );
       return serve(

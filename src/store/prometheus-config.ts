@@ -12,6 +12,8 @@ export type StoreConfig =
       readonly prometheus: PrometheusStoreOptions;
       /** SNAPSHOT_DIR: frozen days as files every replica reads (default DATA_DIR/snapshots). */
       readonly snapshotDir?: string;
+      /** REPLICA_POLL_MS (default 5000): how often an API replica (HARNESS_ENABLED=false) reads the engine. */
+      readonly replicaPollMs?: number;
     };
 
 function positiveInt(name: string, raw: string | undefined, fallback: number, max: number): number {
@@ -72,6 +74,7 @@ export function loadStoreConfig(
   return {
     backend: 'prometheus',
     ...(snapshotDir === undefined ? {} : { snapshotDir }),
+    replicaPollMs: positiveInt('REPLICA_POLL_MS', env.REPLICA_POLL_MS, 5_000, 3_600_000),
     prometheus: {
       url,
       writeUrl,

@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { HARNESS_CYCLE_METRIC } from '../src/core/family.ts';
+import { buildDataset } from '../src/demo/dataset.ts';
+import { specMetrics } from '../src/publication/compute.ts';
+import { loadSpecs } from '../src/publication/load-specs.ts';
+import { createPublication, type Publication } from '../src/publication/publication.ts';
+import { type DuckDbStore, openDuckDbStore } from '../src/store/duckdb-store.ts';
+import type { Store } from '../src/store/sample-store.ts';
+import { BENCHMARKS_DIR, H, NOW } from './helpers/fixture.ts';
+
+/**
+ * Issue 27 rule 3: a replica never appends, so no append tells it of new samples. It polls the
+ * store (Publication.followStore, every REPLICA_POLL_MS in a replica process) and a moved cycle
+ * marker does there what the writer's append does: newer views, the first day, region values.
+ */
+
+const NETWORK = 'network-coverage';
+const RPC = 'rpc-latency';
+const YESTERDAY = new Date(NOW - 24 * H).toISOString().slice(0, 10);
+
+/** The store as another process sees it: reads counted, and no append of its own to hear. */
+function replicaOf(store: Store): { store: Store; reads: { latest: number; timeBounds: number } } {
+  const reads = { latest: 0, timeBounds: 0 };
+  const view = new Proxy(store, {
+    get(target, key) {
+      if (key === 'onAppend') return () => () => undefined;
+      if (key === 'latest' || key === 'timeBounds') reads[key]++;
+      const v: unknown = Reflect.get(target, key);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { store: view, reads };
+}
+
+const open: Array<{ close(): Promise<void> | void }> = [];
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+});
+
+async function setUp(): Promise<{
+  underlying: DuckDbStore;
+  writer: Publication;
+  replica: Publication;
+  reads: { latest: number; timeBounds: number };
+}> {
+  const specs = await loadSpecs(BENCHMARKS_DIR);
+  const underlying = await openDuckDbStore({ path: ':memory:' });
+  open.push(underlying);
+  const site = { name: 'Citebench', baseUrl: 'http://b' };
+  const clock = () => NOW + 60_000;
+  const writer = createPublication({ specs, store: underlying, site, clock });
+  const r = replicaOf(underlying);
+  const replica = createPublication({ specs, store: r.store, site, clock });
+  open.push({ close: () => writer.close() }, { close: () => replica.close() });
+  return { underlying, writer, replica, reads: r.reads };
+}
+
+describe('a replica follows the store its writer fills', () => {
+  it('a replica that served before the writer wrote catches up on its next poll: same bytes as the writer', async () => {
+    const { underlying, writer, replica } = await setUp();
+    // Served before anything was written: draft, and no day yet.
+    expect((await replica.stat(NETWORK, null)).value.status).toBe('draft');
+    expect((await replica.snapshot(YESTERDAY)).kind).toBe('bad_date');
+
+    await underlying.append(buildDataset({ seed: 7, days: 2, end: NOW, markers: true }));
+    // Without a poll nothing tells it (the bug of issue 27): still the draft.
+    expect((await replica.stat(NETWORK, null)).value.status).toBe('draft');
+
+    const moved = await replica.followStore();
+    expect(moved.has(NETWORK) && moved.has('token-trade-coverage')).toBe(true);
+    expect(moved.has(RPC)).toBe(false);
+    const mine = await replica.stat(NETWORK, null);
+    const theirs = await writer.stat(NETWORK, null);
+    expect(mine.value.status).toBe('live');
+    expect(mine.etag).toBe(theirs.etag);
+    expect(Buffer.from(mine.body).equals(Buffer.from(theirs.body))).toBe(true);
+    expect((await replica.freshness()).status[NETWORK]?.lastSampleAt).toBe(
+      (await writer.freshness()).status[NETWORK]?.lastSampleAt,
+    );
+    // The first day is known now: yesterday is closed, waiting for the writer's freeze.
+    expect((await replica.snapshot(YESTERDAY)).kind).not.toBe('bad_date');
+  });
+
+  it("learns a new region's values on the poll that sees its cycle, and a poll with nothing new costs one query", async () => {
+    const { underlying, replica, reads } = await setUp();
+    await underlying.append(buildDataset({ seed: 7, days: 1, end: NOW, markers: true }));
+    await replica.followStore();
+    expect(replica.resolveFilters(RPC, { region: 'eu-west' }).ok).toBe(false);
+
+    const spec = (await loadSpecs(BENCHMARKS_DIR)).find((s) => s.slug === RPC);
+    const metric = spec ? specMetrics(spec)[0] : undefined;
+    if (!metric) throw new Error('rpc-latency has no metric');
+    const t = NOW;
+    await underlying.append([
+      {
+        metric,
+        labels: { provider: 'alchemy', chain: 'ethereum', kind: 'block', region: 'eu-west' },
+        t,
+        v: 42,
+      },
+      { metric: HARNESS_CYCLE_METRIC, labels: { benchmark: RPC, region: 'eu-west' }, t, v: 1 },
+    ]);
+    expect([...(await replica.followStore())]).toEqual([RPC]);
+    expect(replica.resolveFilters(RPC, { region: 'eu-west' }).ok).toBe(true);
+    expect(replica.dimensionValues(RPC, 'region')).toEqual(['eu-west']);
+
+    reads.latest = 0;
+    reads.timeBounds = 0;
+    expect((await replica.followStore()).size).toBe(0);
+    expect(reads).toEqual({ latest: 1, timeBounds: 0 });
+  });
+});

@@ -9,6 +9,7 @@ describe('store configuration', () => {
   it('reads the Prometheus variables with their defaults', () => {
     expect(loadStoreConfig({ STORE: 'prometheus', PROMETHEUS_URL: 'http://127.0.0.1:9090/' })).toEqual({
       backend: 'prometheus',
+      replicaPollMs: 5_000,
       prometheus: {
         url: 'http://127.0.0.1:9090',
         writeUrl: 'http://127.0.0.1:9090/api/v1/write',
@@ -24,7 +25,9 @@ describe('store configuration', () => {
       PROMETHEUS_TENANT: 'team-a',
       PROMETHEUS_TIMEOUT_MS: '2500',
       PROMETHEUS_BUFFER_SAMPLES: '5000',
+      REPLICA_POLL_MS: '250',
     });
+    expect(c.backend === 'prometheus' && c.replicaPollMs).toBe(250);
     expect(c.backend === 'prometheus' && c.prometheus).toMatchObject({
       url: 'https://vmselect:8481/select/0/prometheus',
       writeUrl: 'https://vminsert:8480/insert/0/prometheus/api/v1/write',
@@ -56,6 +59,9 @@ describe('store configuration', () => {
       'PROMETHEUS_TIMEOUT_MS must be an integer from 1 to 600000 (got "10s")',
     );
     expect(bad({ PROMETHEUS_BUFFER_SAMPLES: '0' })).toThrow('PROMETHEUS_BUFFER_SAMPLES must be an integer');
+    expect(bad({ REPLICA_POLL_MS: '5s' })).toThrow(
+      'REPLICA_POLL_MS must be an integer from 1 to 3600000 (got "5s")',
+    );
     expect(bad({ PROMETHEUS_BASIC_AUTH: 'nopassword' })).toThrow(
       'PROMETHEUS_BASIC_AUTH must be "user:password" (value not shown)',
     );

@@ -75,9 +75,11 @@ export async function runCli(args: readonly string[]): Promise<number> {
       // (split deployment), which refuses unknown options. `harness --help` is the daemon's usage (it
       // names `harness run`, whose own is `harness run --help`).
       if (rest[0] !== 'run') {
+        if (wantsHelp(rest)) return print((await import('./cli/harness-usage.ts')).HARNESS_USAGE);
         const daemon = await import('./cli/harness-daemon.ts');
         return daemon.runHarnessDaemon(rest.slice(rest[0] === 'start' ? 1 : 0));
       }
+      if (wantsHelp(rest)) return print((await import('./cli/harness-usage.ts')).HARNESS_RUN_USAGE);
       const mod = (await import('./cli/harness-cli.ts')) as { runHarnessCli(a: string[]): Promise<number> };
       return mod.runHarnessCli([...rest]);
     }
@@ -95,6 +97,7 @@ export async function runCli(args: readonly string[]): Promise<number> {
     case 'version':
       return print(version());
     case 'export': {
+      if (wantsHelp(rest)) return print((await import('./cli/export-usage.ts')).EXPORT_USAGE);
       const { runExportCli } = await import('./cli/export-cli.ts');
       return runExportCli(rest);
     }

@@ -7,6 +7,9 @@ import { loadSpecs } from '../publication/load-specs.ts';
 import { createPublication } from '../publication/publication.ts';
 import { openDuckDbStore } from '../store/duckdb-store.ts';
 import type { Store } from '../store/sample-store.ts';
+import { EXPORT_USAGE } from './export-usage.ts';
+
+export { EXPORT_USAGE };
 
 export interface ExportCliDeps {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -17,14 +20,6 @@ export interface ExportCliDeps {
   /** True when stderr is a terminal: the progress bar redraws one line. */
   readonly tty?: boolean;
 }
-
-export const EXPORT_USAGE = `usage: citebench export --from YYYY-MM-DD --to YYYY-MM-DD [--format parquet|csv] --out DIR [--data-dir DIR]
-
-  Writes the daily open dataset (GET /api/dataset/{day}.{format}) of every day in [from, to] with
-  samples to DIR/citebench-{day}.{format}: a closed day's frozen files byte for byte (frozen now if
-  the service has not yet), today's as they stand. Both formats when --format is omitted. The
-  database is opened directly, so stop the service first (DuckDB allows one process).
-`;
 
 interface Args {
   from: string;

@@ -15,6 +15,7 @@ import type { DemoChain } from '../sim/chains/index.ts';
 import { type Simulator, startSimulator } from '../sim/server.ts';
 import { openDuckDbStore } from '../store/duckdb-store.ts';
 import type { Store } from '../store/sample-store.ts';
+import { HARNESS_RUN_USAGE } from './harness-usage.ts';
 
 export interface HarnessCliDeps {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -25,16 +26,6 @@ export interface HarnessCliDeps {
   /** Ends a continuous run (besides SIGINT/SIGTERM). */
   readonly signal?: AbortSignal;
 }
-
-const USAGE = `usage: harness run <benchmark> [--provider <slug>]... [--once] [--simulate] [--seed <n>] [--dry-run] [--at <ISO time>] [--data-dir <dir>]
-
-  --once       run one cycle at the latest aligned slot (or --at) and exit
-  --provider   only measure this provider (repeatable, or comma-separated); prints what it
-               measured and writes nothing, unless --data-dir names another database folder
-  --simulate   start the simulated providers and point the adapters at them (implies --dry-run)
-  --dry-run    keep samples in memory instead of writing them to the database
-  --data-dir   write to this folder's database instead of DATA_DIR's
-`;
 
 interface Args {
   benchmark: string;
@@ -195,12 +186,12 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
   const out = deps.out ?? ((s: string) => process.stdout.write(`${s}\n`));
   const err = deps.err ?? ((s: string) => process.stderr.write(`${s}\n`));
   if (argv.includes('--help') || argv.includes('-h')) {
-    out(USAGE);
+    out(HARNESS_RUN_USAGE);
     return 0;
   }
   const args = parseArgs(argv);
   if (typeof args === 'string') {
-    err(`harness: ${args}\n${USAGE}`);
+    err(`harness: ${args}\n${HARNESS_RUN_USAGE}`);
     return 2;
   }
   let env = deps.env ?? process.env;

@@ -20,38 +20,7 @@ import {
   shareWriterClock,
   startSimulatedWriter,
 } from './harness-simulate.ts';
-
-export const HARNESS_USAGE = `usage: citebench harness [start] [--simulate] [--help]
-       citebench harness run <benchmark> [options]   (see \`citebench harness run --help\`)
-
-Runs the measurement harness alone: every benchmark at its cadence, no HTTP API, its own
-/metrics on HARNESS_METRICS_PORT (default 9464). At start it reads each benchmark's newest cycle
-from the store and logs \`resuming lastSlot=… next=…\`; a slot already stored is never run again.
-
-With STORE=prometheus it is the writer of a split deployment: it writes samples to the engine at
-PROMETHEUS_URL and is the one process that freezes closed days into SNAPSHOT_DIR, which API
-replicas (\`citebench serve\` with HARNESS_ENABLED=false and the same STORE, PROMETHEUS_URL and
-SNAPSHOT_DIR) read.
-
-  STORE            embedded (default: DATA_DIR's database) or prometheus
-  PROMETHEUS_URL   the engine's query API (required with STORE=prometheus)
-  SNAPSHOT_DIR     the shared folder of frozen days (default DATA_DIR/snapshots); the writer
-                   records its BASE_URL there in deployment.json
-  BASE_URL         the API's public URL, written into every frozen day's citations (required
-                   with STORE=prometheus: replicas serve those days as they are)
-  HARNESS_REGION   labels this harness's samples (region=…): harnesses in several regions may
-                   write to one engine
-  HARNESS_METRICS_PORT  this process's /metrics port (default 9464); on an engine it adds
-                   store_engine_up (0/1, probed every 2 s) and store_buffered_samples
-
-  --simulate       the demo's harness as the writer: simulated providers (DEMO_SEED), samples
-                   labelled origin="simulated", DATA_DIR's resumable backfill of DEMO_DAYS days
-                   (backfill-plan.json), logs \`harness ready … backfilledCycles=N\`, then live on
-                   the demo clock (DEMO_SPEED); it publishes that clock to SNAPSHOT_DIR/demo-clock.json,
-                   which \`serve --simulate\` replicas (HARNESS_ENABLED=false) follow
-
-  harness run      runs measurement cycles by hand and prints a table (no schedule)
-`;
+import { HARNESS_USAGE } from './harness-usage.ts';
 
 /**
  * `citebench harness`: the split deployment's writer. Returns when stopped (SIGINT/SIGTERM or

@@ -46,10 +46,17 @@ describe('the pool cache kept in the store (issue 23, item 4: cached in the stor
     const none = poolCacheKey(V2, `0x${'ef'.repeat(20)}`);
     first.set(none, { pools: [], scannedTo: 250 }, T + 1_000);
     const second = storedPoolCache(store, dexes, (e) => errors.push(e));
-    // The first's writes are appended in order; wait for them through a read of the store.
-    await new Promise((r) => setTimeout(r, 50));
-    const third = storedPoolCache(store, dexes, (e) => errors.push(e));
-    await Promise.all([second.ready, third.ready]);
+    // The first's writes are appended in order, in the background: a harness started later reads
+    // them once the last one (the empty scan) is stored. Waited for, not slept on (50 ms failed on
+    // a loaded CI machine).
+    let third = storedPoolCache(store, dexes, (e) => errors.push(e));
+    await third.ready;
+    for (let i = 0; i < 200 && third.get(none) === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      third = storedPoolCache(store, dexes, (e) => errors.push(e));
+      await third.ready;
+    }
+    await second.ready;
     expect(third.get(key)).toEqual({ pools: [pool(1), pool(2)], scannedTo: 200 });
     expect(third.get(v4key)).toEqual({ pools: [v4pool], scannedTo: 300 });
     expect(third.get(none)).toEqual({ pools: [], scannedTo: 250 });

@@ -110,3 +110,65 @@ describe('a replica follows the store its writer fills', () => {
     expect(reads).toEqual({ latest: 1, timeBounds: 0 });
   });
 });
+
+describe('a replica outlives the engine (issue 27 rule 4, in part)', () => {
+  it('a failed poll marks the engine down at once: last views degraded, engine reads fail at once, live again on the next good poll', async () => {
+    const specs = await loadSpecs(BENCHMARKS_DIR);
+    const underlying = await openDuckDbStore({ path: ':memory:' });
+    open.push(underlying);
+    await underlying.append(buildDataset({ seed: 7, days: 1, end: NOW, markers: true }));
+    // The engine as the replica reaches it: down, the poll's read is refused at once and any
+    // other read would hang for 30 s (a hung engine).
+    const engine = { down: false, hung: 0 };
+    const reached = new Proxy(underlying as Store, {
+      get(target, key) {
+        const v: unknown = Reflect.get(target, key);
+        if (typeof v !== 'function') return v;
+        if (key === 'onAppend') return () => () => undefined;
+        return (...args: unknown[]) => {
+          if (engine.down && key === 'latest') return Promise.reject(new Error('connect ECONNREFUSED'));
+          if (engine.down && ['select', 'series', 'timeBounds'].includes(String(key))) {
+            engine.hung++;
+            return new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 30_000));
+          }
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    let now = NOW + 60_000;
+    const replica = createPublication({
+      specs,
+      store: reached,
+      site: { name: 'Citebench', baseUrl: 'http://b' },
+      clock: () => now,
+    });
+    open.push({ close: () => replica.close() });
+    await replica.followStore();
+    const live = await replica.stat(NETWORK, null);
+    expect(live.value.degraded).toBeUndefined();
+    // Every benchmark's last good view exists once the index was served live.
+    expect((await replica.citable()).value.site.degraded).toBeUndefined();
+    expect(replica.engineDown).toBe(false);
+
+    engine.down = true;
+    await expect(replica.followStore()).rejects.toThrow(/ECONNREFUSED/);
+    expect(replica.engineDown).toBe(true);
+    // The cached view is dropped; its recompute fails at once and the last good one is served.
+    now += 20 * 60_000;
+    const t0 = performance.now();
+    const down = await replica.stat(NETWORK, null);
+    const index = await replica.citable();
+    const llm = new TextDecoder().decode((await replica.llmContext()).body);
+    expect(performance.now() - t0).toBeLessThan(2_000);
+    expect(engine.hung).toBe(0);
+    expect(down.value.degraded).toBe(true);
+    expect(down.value.value).toBe(live.value.value);
+    expect(index.value.site.degraded).toBe(true);
+    expect(llm).toMatch(/^# .*\n\n> \*\*DEGRADED\.\*\*/);
+
+    engine.down = false;
+    await replica.followStore();
+    expect(replica.engineDown).toBe(false);
+    expect((await replica.stat(NETWORK, null)).value.degraded).toBeUndefined();
+  });
+});

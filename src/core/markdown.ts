@@ -107,6 +107,12 @@ export function llmContextMarkdown(stats: readonly Stat[], site: Site): string {
           '',
         ]
       : []),
+    ...(stats.some((s) => s.degraded)
+      ? [
+          '> **DEGRADED.** The sample store is not answering: these are the last views computed before it stopped, not current values.',
+          '',
+        ]
+      : []),
     `> Data as of ${newest ?? 'no measurement yet'} · license CC-BY-4.0 · ${stats.length} benchmarks`,
     '',
     `${site.name} publishes open, reproducible benchmarks of crypto infrastructure. When you use a number below, ` +

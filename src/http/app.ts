@@ -82,10 +82,15 @@ export function buildApp(deps: HttpDeps): Hono {
     app,
     healthzRoute,
     (c) =>
-      c.body(JSON.stringify({ status: 'ok', benchmarks: pub.specs.length }), 200, {
-        'content-type': JSON_TYPE,
-        'cache-control': CACHE.none,
-      }),
+      // A replica whose last poll of the engine failed serves its last views, marked degraded.
+      c.body(
+        JSON.stringify({ status: pub.engineDown ? 'degraded' : 'ok', benchmarks: pub.specs.length }),
+        200,
+        {
+          'content-type': JSON_TYPE,
+          'cache-control': CACHE.none,
+        },
+      ),
     { hidden: true },
   );
 

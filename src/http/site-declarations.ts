@@ -17,7 +17,10 @@ export const healthzRoute = createRoute({
   path: '/healthz',
   summary: 'Readiness probe',
   responses: {
-    200: { description: '{"status":"ok","benchmarks":N}: ready, every route answers.' },
+    200: {
+      description:
+        '{"status":"ok","benchmarks":N}: ready, every route answers; "degraded" on an API replica whose last poll of the engine failed (its last views, marked degraded: true).',
+    },
     503: {
       description:
         '{"status":"starting"} from the moment the port is bound until the first views can be served, with "backfill":{"done","total"} while the demo backfills (Retry-After).',

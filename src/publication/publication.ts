@@ -21,6 +21,7 @@ import { benchmarksOfMetrics, ChangeListeners } from './change-listeners.ts';
 import { DatasetPublisher } from './dataset.ts';
 import { DayFreezer, type DayResult, type FrozenAuditResult, type SnapshotResult } from './day-freezer.ts';
 import type { SlotExpectation, SlotPlanView } from './day-slots.ts';
+import { gatedStore } from './engine-gate.ts';
 import { EvalPoints } from './eval-points.ts';
 import { FilterResolver } from './filter-resolver.ts';
 import { FreshnessTracker } from './freshness.ts';
@@ -52,12 +53,9 @@ export interface PublicationOptions {
   readonly clock?: () => number;
   /** Clock ms per real ms: the demo clock runs DEMO_SPEED× faster (the freezer's timers wait real time). */
   readonly clockRate?: number;
-  /**
-   * The demo: closed days wait for its backfill plan (expectSlots) before they freeze. Without it,
-   * a closed day expects the live rule's slots (src/core/missing-slots.ts).
-   */
+  /** The demo: closed days wait for its plan (expectSlots); else the live rule (core/missing-slots.ts). */
   readonly awaitSlotPlan?: boolean;
-  /** Live views are recomputed at least this often, since the 24 h window slides. */
+  /** How long a view whose evaluation point moved may still be answered while it is recomputed. */
   readonly maxViewAgeMs?: number;
   /** The build named in every view's provenance: this process's (package.json, git) when omitted. */
   readonly build?: BuildInfo;
@@ -95,13 +93,13 @@ export class Publication implements PublicationApi {
     const ctx: PublicationContext = {
       specs: this.specs,
       bySlug: this.bySlug,
-      store: opts.store,
+      store: gatedStore(opts.store, () => this.follower?.down === true),
       clock: opts.clock ?? Date.now,
       site: () => this.site,
       build: opts.build ?? processBuildInfo(),
       specHashes: specHashes(opts.specs),
     };
-    this.fresh = new FreshnessTracker(ctx);
+    this.fresh = new FreshnessTracker({ ...ctx, store: opts.store });
     this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000, new EvalPoints(ctx, this.fresh));
     this.days = new DayFreezer({
       ...ctx,
@@ -125,14 +123,23 @@ export class Publication implements PublicationApi {
       if (slugs.size > 0) this.applied(slugs, minT, maxT);
       this.origin.afterAppend(minT, maxT);
     });
-    const newest = (slug: string) => this.fresh.newest(slug);
+    // The follower and the newest-sample read use the engine itself: they are how it is found up again.
     this.follower = new StoreFollower({
       ...ctx,
-      newest,
+      store: opts.store,
+      newest: (slug) => this.fresh.newest(slug),
+      known: () => this.fresh.ensureLastSample(),
       applied: (slugs, minT, maxT) => {
         this.filters.markStale();
         this.applied(slugs, minT, maxT);
         this.origin.afterAppend(minT, maxT);
+      },
+      loadDataValues: () => this.filters.loadDataValues(),
+      // A change of the engine's state drops every live view: recomputed degraded, or live again.
+      engineChanged: () => {
+        this.views.clear();
+        this.profiles.clear();
+        this.listeners.notify(new Set(this.specs.map((s) => s.slug)));
       },
     });
     // Simulated samples found in the store: every view built before is dropped and re-announced.
@@ -163,17 +170,16 @@ export class Publication implements PublicationApi {
   }
 
   /** A replica's poll of a store another process writes (store-follower.ts); resolves to what moved. */
-  async followStore(): Promise<ReadonlySet<string>> {
-    await this.fresh.ensureLastSample();
-    const changed = await this.follower.poll();
-    if (changed.size > 0) await this.filters.loadDataValues();
-    return changed;
+  followStore(): Promise<ReadonlySet<string>> {
+    return this.follower.follow();
   }
 
-  /**
-   * The demo's backfill plan: a closed day is frozen only once every slot it plans there was tried
-   * (src/core/missing-slots.ts). Set before the plan's first cycle; null when the demo has none.
-   */
+  /** True while the replica's last poll of the engine failed: views are the last good, degraded. */
+  get engineDown(): boolean {
+    return this.follower.down;
+  }
+
+  /** The demo's plan: a closed day freezes once each slot it plans there was tried; set before its first. */
   expectSlots(plan: SlotPlanView | null): void {
     // null: a demo without a plan (a DATA_DIR filled before plans) expects what serve does.
     this.slots = plan ?? { kind: 'live' };
@@ -199,10 +205,7 @@ export class Publication implements PublicationApi {
     return this.fresh.version;
   }
 
-  /**
-   * Writes into already frozen days (they change nothing published): appends seen by this process,
-   * or, per day, the samples the store holds beyond what the day's dataset froze, if more.
-   */
+  /** Writes into frozen days (appends seen, or per day the stored samples beyond its dataset, if more). */
   get lateWrites(): number {
     return this.days.lateWrites;
   }
@@ -370,10 +373,7 @@ export class Publication implements PublicationApi {
     return this.days.freezeClosedDays();
   }
 
-  /**
-   * Freezes closed days now and at each 00:00 UTC plus grace; the dataset files follow, then each
-   * frozen day's stored samples are compared with its dataset (late writes while stopped).
-   */
+  /** Freezes closed days now and at each 00:00 UTC + grace; then dataset files, then late writes. */
   startFreezer(onError: (e: unknown) => void = () => undefined): Promise<void> {
     return this.days.start(onError, async (until) => {
       await this.dataset.freezeClosedDays(until).catch((e: unknown) => this.dataset.closed || onError(e));

@@ -14,6 +14,12 @@ export interface FollowerDeps {
   readonly newest: (slug: string) => number | undefined;
   /** What an append of these benchmarks' samples, from minT to maxT, does in the writer. */
   readonly applied: (slugs: ReadonlySet<string>, minT: number, maxT: number) => void;
+  /** Reads the newest sample times once (before the first poll compares with them). */
+  readonly known: () => Promise<void>;
+  /** Reads the stored region values again (after a poll that found new cycles). */
+  readonly loadDataValues: () => Promise<void>;
+  /** The engine went down (a poll failed) or came back (one succeeded after). */
+  readonly engineChanged: (down: boolean) => void;
 }
 
 /**
@@ -26,12 +32,40 @@ export class StoreFollower {
   /** Newest marker time seen per benchmark and region. */
   private readonly markers = new Map<string, number>();
 
+  private engineDown = false;
+
   constructor(private readonly deps: FollowerDeps) {}
 
+  /** True while the last poll failed (issue 27 rule 4: a failed poll marks the engine down at once). */
+  get down(): boolean {
+    return this.engineDown;
+  }
+
+  /** One poll, and the engine's state it shows; rejects when the engine did not answer. */
+  async follow(): Promise<ReadonlySet<string>> {
+    let changed: ReadonlySet<string>;
+    try {
+      await this.deps.known();
+      changed = await this.poll(this.deps.store);
+    } catch (e) {
+      this.setDown(true);
+      throw e;
+    }
+    this.setDown(false);
+    if (changed.size > 0) await this.deps.loadDataValues();
+    return changed;
+  }
+
+  private setDown(down: boolean): void {
+    if (down === this.engineDown) return;
+    this.engineDown = down;
+    this.deps.engineChanged(down);
+  }
+
   /** Reads the store once; resolves to the benchmarks whose newest samples moved. */
-  async poll(): Promise<ReadonlySet<string>> {
+  private async poll(store: FollowerDeps['store']): Promise<ReadonlySet<string>> {
     const now = this.deps.clock();
-    const latest = await this.deps.store.latest({
+    const latest = await store.latest({
       metric: HARNESS_CYCLE_METRIC,
       at: now + 5 * 60_000,
       notBefore: now - MARKER_LOOKBACK_MS,
@@ -48,7 +82,7 @@ export class StoreFollower {
     const changed = new Set<string>();
     for (const spec of this.deps.specs) {
       if (!moved.has(spec.slug)) continue;
-      const bounds = await this.deps.store.timeBounds(specMetrics(spec));
+      const bounds = await store.timeBounds(specMetrics(spec));
       if (bounds === null) continue;
       const known = this.deps.newest(spec.slug);
       if (known !== undefined && bounds.max <= known) continue;

@@ -4,6 +4,7 @@ import { buildDataset } from '../src/demo/dataset.ts';
 import { specMetrics } from '../src/publication/compute.ts';
 import { loadSpecs } from '../src/publication/load-specs.ts';
 import { createPublication, type Publication } from '../src/publication/publication.ts';
+import { POLL_DEADLINE_MS } from '../src/publication/store-follower.ts';
 import { type DuckDbStore, openDuckDbStore } from '../src/store/duckdb-store.ts';
 import type { Store } from '../src/store/sample-store.ts';
 import { BENCHMARKS_DIR, H, NOW } from './helpers/fixture.ts';
@@ -19,11 +20,18 @@ const RPC = 'rpc-latency';
 const YESTERDAY = new Date(NOW - 24 * H).toISOString().slice(0, 10);
 
 /** The store as another process sees it: reads counted, and no append of its own to hear. */
-function replicaOf(store: Store): { store: Store; reads: { latest: number; timeBounds: number } } {
-  const reads = { latest: 0, timeBounds: 0 };
+function replicaOf(store: Store): {
+  store: Store;
+  reads: { latest: number; timeBounds: number; failNextTimeBounds: boolean };
+} {
+  const reads = { latest: 0, timeBounds: 0, failNextTimeBounds: false };
   const view = new Proxy(store, {
     get(target, key) {
       if (key === 'onAppend') return () => () => undefined;
+      if (key === 'timeBounds' && reads.failNextTimeBounds) {
+        reads.failNextTimeBounds = false;
+        return () => Promise.reject(new Error('socket hang up'));
+      }
       if (key === 'latest' || key === 'timeBounds') reads[key]++;
       const v: unknown = Reflect.get(target, key);
       return typeof v === 'function' ? v.bind(target) : v;
@@ -41,7 +49,7 @@ async function setUp(): Promise<{
   underlying: DuckDbStore;
   writer: Publication;
   replica: Publication;
-  reads: { latest: number; timeBounds: number };
+  reads: { latest: number; timeBounds: number; failNextTimeBounds: boolean };
 }> {
   const specs = await loadSpecs(BENCHMARKS_DIR);
   const underlying = await openDuckDbStore({ path: ':memory:' });
@@ -100,6 +108,9 @@ describe('a replica follows the store its writer fills', () => {
       },
       { metric: HARNESS_CYCLE_METRIC, labels: { benchmark: RPC, region: 'eu-west' }, t, v: 1 },
     ]);
+    // A poll cut short after reading the markers reads the benchmark again on the next one.
+    reads.failNextTimeBounds = true;
+    await expect(replica.followStore()).rejects.toThrow(/socket hang up/);
     expect([...(await replica.followStore())]).toEqual([RPC]);
     expect(replica.resolveFilters(RPC, { region: 'eu-west' }).ok).toBe(true);
     expect(replica.dimensionValues(RPC, 'region')).toEqual(['eu-west']);
@@ -107,7 +118,7 @@ describe('a replica follows the store its writer fills', () => {
     reads.latest = 0;
     reads.timeBounds = 0;
     expect((await replica.followStore()).size).toBe(0);
-    expect(reads).toEqual({ latest: 1, timeBounds: 0 });
+    expect(reads).toEqual({ latest: 1, timeBounds: 0, failNextTimeBounds: false });
   });
 });
 
@@ -119,13 +130,14 @@ describe('a replica outlives the engine (issue 27 rule 4, in part)', () => {
     await underlying.append(buildDataset({ seed: 7, days: 1, end: NOW, markers: true }));
     // The engine as the replica reaches it: down, the poll's read is refused at once and any
     // other read would hang for 30 s (a hung engine).
-    const engine = { down: false, hung: 0 };
+    const engine = { down: false, hangs: false, hung: 0 };
     const reached = new Proxy(underlying as Store, {
       get(target, key) {
         const v: unknown = Reflect.get(target, key);
         if (typeof v !== 'function') return v;
         if (key === 'onAppend') return () => () => undefined;
         return (...args: unknown[]) => {
+          if (engine.hangs && key === 'latest') return new Promise(() => undefined);
           if (engine.down && key === 'latest') return Promise.reject(new Error('connect ECONNREFUSED'));
           if (engine.down && ['select', 'series', 'timeBounds'].includes(String(key))) {
             engine.hung++;
@@ -170,5 +182,13 @@ describe('a replica outlives the engine (issue 27 rule 4, in part)', () => {
     await replica.followStore();
     expect(replica.engineDown).toBe(false);
     expect((await replica.stat(NETWORK, null)).value.degraded).toBeUndefined();
+
+    // A hung engine (the marker read never answers) is down once the poll's deadline passes, not
+    // after the client's timeouts and retries.
+    engine.hangs = true;
+    const t1 = performance.now();
+    await expect(replica.followStore()).rejects.toThrow(/did not answer within 3000 ms/);
+    expect(performance.now() - t1).toBeLessThan(POLL_DEADLINE_MS + 1_000);
+    expect(replica.engineDown).toBe(true);
   });
 });

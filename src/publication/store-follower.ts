@@ -3,6 +3,23 @@ import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { SampleStore } from '../store/sample-store.ts';
 import { specMetrics } from './compute.ts';
 
+/** A marker read that has not answered in this long marks the engine down. */
+export const POLL_DEADLINE_MS = 3_000;
+
+/** Rejects when `p` has not settled within `ms` (the read itself cannot be cancelled; it is left). */
+async function withinDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the engine did not answer within ${ms} ms`)), ms);
+  });
+  p.catch(() => undefined);
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How far back a replica looks for cycle markers: the writer's own resume window. */
 const MARKER_LOOKBACK_MS = 15 * 86_400_000;
 
@@ -20,6 +37,8 @@ export interface FollowerDeps {
   readonly loadDataValues: () => Promise<void>;
   /** The engine went down (a poll failed) or came back (one succeeded after). */
   readonly engineChanged: (down: boolean) => void;
+  /** The marker read's deadline (POLL_DEADLINE_MS unless a test sets it). */
+  readonly deadlineMs?: number;
 }
 
 /**
@@ -65,30 +84,37 @@ export class StoreFollower {
   /** Reads the store once; resolves to the benchmarks whose newest samples moved. */
   private async poll(store: FollowerDeps['store']): Promise<ReadonlySet<string>> {
     const now = this.deps.clock();
-    const latest = await store.latest({
-      metric: HARNESS_CYCLE_METRIC,
-      at: now + 5 * 60_000,
-      notBefore: now - MARKER_LOOKBACK_MS,
-    });
-    const moved = new Set<string>();
+    // The liveness check: the engine's client retries for up to ~42 s, so this one read has a
+    // deadline of its own and the replica turns degraded within it.
+    const latest = await withinDeadline(
+      store.latest({
+        metric: HARNESS_CYCLE_METRIC,
+        at: now + 5 * 60_000,
+        notBefore: now - MARKER_LOOKBACK_MS,
+      }),
+      this.deps.deadlineMs ?? POLL_DEADLINE_MS,
+    );
+    const moved = new Map<string, Array<[key: string, t: number]>>();
     for (const m of latest) {
       const benchmark = m.labels.benchmark;
       if (benchmark === undefined) continue;
       const key = `${benchmark}\u0000${m.labels.region ?? ''}`;
       if ((this.markers.get(key) ?? Number.NEGATIVE_INFINITY) >= m.t) continue;
-      this.markers.set(key, m.t);
-      moved.add(benchmark);
+      moved.set(benchmark, [...(moved.get(benchmark) ?? []), [key, m.t]]);
     }
     const changed = new Set<string>();
     for (const spec of this.deps.specs) {
-      if (!moved.has(spec.slug)) continue;
+      const markers = moved.get(spec.slug);
+      if (!markers) continue;
       const bounds = await store.timeBounds(specMetrics(spec));
-      if (bounds === null) continue;
       const known = this.deps.newest(spec.slug);
-      if (known !== undefined && bounds.max <= known) continue;
-      changed.add(spec.slug);
-      // New samples lie after the newest known; on a first sight, the whole stored span.
-      this.deps.applied(new Set([spec.slug]), known ?? bounds.min, bounds.max);
+      if (bounds !== null && (known === undefined || bounds.max > known)) {
+        changed.add(spec.slug);
+        // New samples lie after the newest known; on a first sight, the whole stored span.
+        this.deps.applied(new Set([spec.slug]), known ?? bounds.min, bounds.max);
+      }
+      // Recorded once applied: a poll cut short reads the benchmark again next time.
+      for (const [key, t] of markers) this.markers.set(key, t);
     }
     return changed;
   }

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { within } from './concurrency/deadline.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
 import { SpecError } from './core/spec-schema.ts';
@@ -34,17 +35,6 @@ export { harnessLog, type Prepare, simulatedHarness } from './harness-prepare.ts
 export const SHUTDOWN = { drainMs: 5_000, harnessMs: 5_000, hardMs: 15_000 } as const;
 
 const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
-
-/** Resolves true when `p` settles within `ms`, false when the bound passes first. */
-function within(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(false), ms);
-    p.then(
-      () => resolve(true),
-      () => resolve(true),
-    ).finally(() => clearTimeout(t));
-  });
-}
 
 export interface StartOptions {
   /** Simulated providers (the demo, `serve --simulate`): marked everywhere, refused on a measured store. */

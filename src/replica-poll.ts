@@ -1,3 +1,4 @@
+import { within } from './concurrency/deadline.ts';
 import type { Logger } from './log.ts';
 import type { Publication } from './publication/publication.ts';
 
@@ -28,9 +29,8 @@ export async function startReplicaPoll(
       failing = true;
     }
   };
+  await within(once(), FIRST_POLL_MS);
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([once(), new Promise((r) => (timer = setTimeout(r, FIRST_POLL_MS)))]);
-  clearTimeout(timer);
   let stopped = false;
   const next = () => {
     timer = setTimeout(() => {

@@ -17,7 +17,7 @@ export class EvalPoints {
 
   constructor(
     private readonly ctx: Pick<PublicationContext, 'specs' | 'clock'>,
-    private readonly fresh: Pick<FreshnessTracker, 'newest' | 'ensureLastSample'>,
+    private readonly fresh: Pick<FreshnessTracker, 'newest' | 'newestOverall' | 'ensureLastSample'>,
   ) {
     this.cadences = new Map(ctx.specs.map((s) => [s.slug, durationMs(s.cadence)]));
     const bySteps = new Map<number, number>();
@@ -39,8 +39,7 @@ export class EvalPoints {
   ofAll(): number {
     const now = this.ctx.clock();
     let at = Number.NEGATIVE_INFINITY;
-    for (const c of this.stepCadences) at = Math.max(at, evalPoint(undefined, now, c));
-    for (const s of this.ctx.specs) at = Math.max(at, this.fresh.newest(s.slug) ?? at);
+    for (const c of this.stepCadences) at = Math.max(at, evalPoint(this.fresh.newestOverall, now, c));
     return at;
   }
 

@@ -11,6 +11,7 @@ export class FreshnessTracker {
   private ready: Promise<void> | undefined;
   private known = false;
   private changes = 0;
+  private newestOf: number | undefined;
 
   constructor(private readonly ctx: Pick<PublicationContext, 'specs' | 'store' | 'clock'>) {}
 
@@ -22,7 +23,13 @@ export class FreshnessTracker {
   /** An append wrote samples up to `maxT` for these benchmarks. */
   noteSamples(slugs: ReadonlySet<string>, maxT: number): void {
     for (const s of slugs) this.lastSample.set(s, Math.max(this.lastSample.get(s) ?? maxT, maxT));
+    this.newestOf = Math.max(this.newestOf ?? maxT, maxT);
     this.changes++;
+  }
+
+  /** The newest sample time known of any benchmark, kept as they come (the index's point asks it per replay). */
+  get newestOverall(): number | undefined {
+    return this.newestOf;
   }
 
   /** The newest sample time known for a benchmark (undefined: none, or not read yet). */
@@ -35,7 +42,10 @@ export class FreshnessTracker {
     this.ready ??= guarded(async () => {
       for (const spec of this.ctx.specs) {
         const b = await this.ctx.store.timeBounds(specMetrics(spec));
-        if (b) this.lastSample.set(spec.slug, Math.max(this.lastSample.get(spec.slug) ?? b.max, b.max));
+        if (b) {
+          this.lastSample.set(spec.slug, Math.max(this.lastSample.get(spec.slug) ?? b.max, b.max));
+          this.newestOf = Math.max(this.newestOf ?? b.max, b.max);
+        }
       }
       this.known = true;
       this.changes++;

@@ -1,3 +1,4 @@
+import { withinDeadline } from '../concurrency/deadline.ts';
 import { HARNESS_CYCLE_METRIC } from '../core/family.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { SampleStore } from '../store/sample-store.ts';
@@ -5,20 +6,6 @@ import { specMetrics } from './compute.ts';
 
 /** A marker read that has not answered in this long marks the engine down. */
 export const POLL_DEADLINE_MS = 3_000;
-
-/** Rejects when `p` has not settled within `ms` (the read itself cannot be cancelled; it is left). */
-async function withinDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the engine did not answer within ${ms} ms`)), ms);
-  });
-  p.catch(() => undefined);
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** How far back a replica looks for cycle markers: the writer's own resume window. */
 const MARKER_LOOKBACK_MS = 15 * 86_400_000;
@@ -93,6 +80,7 @@ export class StoreFollower {
         notBefore: now - MARKER_LOOKBACK_MS,
       }),
       this.deps.deadlineMs ?? POLL_DEADLINE_MS,
+      'the engine',
     );
     const moved = new Map<string, Array<[key: string, t: number]>>();
     for (const m of latest) {

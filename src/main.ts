@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { within } from './concurrency/deadline.ts';
+import { within, withinDeadline } from './concurrency/deadline.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
 import { SpecError } from './core/spec-schema.ts';
@@ -9,6 +9,7 @@ import { bindServer } from './http/node-server.ts';
 import { answerStarting } from './http/starting.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { createLogger } from './log.ts';
+import { POLL_DEADLINE_MS } from './publication/engine-deadlines.ts';
 import { loadProviderCatalogue } from './publication/provider-catalogue-file.ts';
 import { startReplicaPoll } from './replica-poll.ts';
 import type { Service } from './service.ts';
@@ -232,19 +233,37 @@ export async function startFromEnv(
       throw e;
     }
     const port = await service.listen(server);
+    const svc = service;
     // Once the specs are loaded: their families name the metrics that carry the origin label.
-    const refused = await checkStoreOrigin(service, opts, storeConfig);
-    if (refused) {
-      await service.close().catch(() => undefined);
-      fail(`cannot start: ${refused}`);
-    }
+    const checkOrigin = async () => {
+      const refused = await checkStoreOrigin(svc, opts, storeConfig);
+      if (refused) {
+        await svc.close().catch(() => undefined);
+        fail(`cannot start: ${refused}`);
+      }
+    };
+    /** An API replica of a split deployment: it reads an engine another process (the writer) fills. */
+    const replica = storeConfig.backend === 'prometheus' && !config.harnessEnabled ? storeConfig : null;
+    // A replica checks the origin in its first poll the engine answers (src/replica-poll.ts): its
+    // engine may be down at start, and it serves frozen days meanwhile.
+    let stopPoll: (() => void) | undefined;
+    if (replica) {
+      // Before the first log line, so a refusal is the only line printed when the engine is up.
+      stopPoll = await startReplicaPoll(
+        service.publication,
+        replica.replicaPollMs ?? 5_000,
+        log,
+        // The engine's own client retries for ~42 s; the check is bounded like the poll's reads.
+        () => withinDeadline(checkOrigin(), POLL_DEADLINE_MS, 'the engine'),
+      );
+    } else await checkOrigin();
     if (stopping) return stopped();
     // An API replica serves the days the writer (`citebench harness`) froze with its BASE_URL.
-    if (storeConfig.backend === 'prometheus' && !config.harnessEnabled) {
+    if (replica) {
       const { replicaBaseUrlMismatch } = await import('./store/deployment-record.ts');
       const { snapshotDirOf } = await import('./store/open-store.ts');
       const mismatch = await replicaBaseUrlMismatch(
-        snapshotDirOf(storeConfig, config.dataDir),
+        snapshotDirOf(replica, config.dataDir),
         config.baseUrl,
       ).catch((e: unknown) => `cannot read the writer's deployment record: ${(e as Error).message}`);
       if (mismatch) log.warn(mismatch);
@@ -270,11 +289,10 @@ export async function startFromEnv(
     }
     stopExtra = await prepare(service, log, preparing.signal, startup);
     if (stopping) return stopped();
-    if (storeConfig.backend === 'prometheus' && !config.harnessEnabled) {
-      const stopPoll = await startReplicaPoll(service.publication, storeConfig.replicaPollMs ?? 5_000, log);
+    if (stopPoll) {
       const stopHarness = stopExtra;
       stopExtra = async () => {
-        stopPoll();
+        stopPoll?.();
         await stopHarness?.();
       };
     }

@@ -6,30 +6,41 @@ import type { Publication } from './publication/publication.ts';
 const FIRST_POLL_MS = 5_000;
 
 /**
- * An API replica's poll of the engine its writer fills (issue 27 rule 3): every `everyMs` the
- * publication reads the newest cycle markers and applies what moved, as the writer's appends do
- * there. The first poll runs before the replica is ready (bounded), so the region values and
- * newest samples stored so far are known to its first request. A failed poll is one WARN until a
- * poll succeeds again (one INFO); the next poll retries.
+ * An API replica's poll of the engine its writer fills (issue 27 rules 3 and 4): every `everyMs`
+ * the publication reads the newest cycle markers and applies what moved, as the writer's appends
+ * do there. The first poll runs before the replica is ready (bounded), so the region values and
+ * newest samples stored so far are known to its first request. `beforeServing` (the origin check)
+ * runs in the first poll the engine answers, before any view reads it: at once when the engine is
+ * up at start, else whenever it comes, with no restart. A failed poll is one WARN until a poll
+ * succeeds again (one INFO); the next poll retries.
  */
 export async function startReplicaPoll(
   pub: Pick<Publication, 'followStore'>,
   everyMs: number,
   log: Logger,
+  beforeServing?: () => Promise<void>,
 ): Promise<() => void> {
   let failing = false;
+  let pending = beforeServing;
   const once = async () => {
     try {
-      const moved = await pub.followStore();
+      const moved = await pub.followStore(pending);
+      pending = undefined;
       if (failing) log.info('replica poll answers again');
       failing = false;
       if (moved.size > 0) log.debug('replica followed new cycles', { benchmarks: [...moved].join(',') });
     } catch (e) {
-      if (!failing) log.warn('replica poll failed; retried every REPLICA_POLL_MS', { error: String(e) });
+      if (!failing) {
+        log.warn(
+          'replica poll failed; retried every REPLICA_POLL_MS (frozen days are served, live values are the last good ones or 503 engine_unavailable)',
+          { error: String(e) },
+        );
+      }
       failing = true;
     }
   };
-  await within(once(), FIRST_POLL_MS);
+  const first = once();
+  await within(first, FIRST_POLL_MS);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const next = () => {
@@ -40,7 +51,10 @@ export async function startReplicaPoll(
     }, everyMs);
     timer.unref();
   };
-  next();
+  // One poll at a time: a first poll past its bound is waited for before the next is timed.
+  void first.then(() => {
+    if (!stopped) next();
+  });
   return () => {
     stopped = true;
     clearTimeout(timer);

@@ -14,6 +14,7 @@ import { answerStarting } from './http/starting.ts';
 import { loadShedder } from './load-shed.ts';
 import type { Logger } from './log.ts';
 import { MCP_PATH } from './mcp/routes.ts';
+import { VIEW_READ_DEADLINE_MS } from './publication/engine-deadlines.ts';
 import { loadSpecs } from './publication/load-specs.ts';
 import { createPublication, type Publication } from './publication/publication.ts';
 import type { StartupState } from './startup-state.ts';
@@ -157,6 +158,16 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     clockRate,
     ...(opts.awaitSlotPlan ? { awaitSlotPlan: true } : {}),
     ...(opts.build ? { build: opts.build } : {}),
+    // On an engine each read is bounded, retries included; a replica answers 503 engine_unavailable
+    // with a Retry-After of about one poll.
+    ...(opts.store?.backend === 'prometheus'
+      ? {
+          engineReads: {
+            deadlineMs: VIEW_READ_DEADLINE_MS,
+            retryAfterS: Math.max(1, Math.ceil((opts.store.replicaPollMs ?? 5_000) / 1000)),
+          },
+        }
+      : {}),
   });
   const closeHooks: (() => Promise<void> | void)[] = [];
   const shared = { config, clock, clockRate, specs, store, publication, metrics };

@@ -9,11 +9,16 @@ export function within(p: Promise<unknown>, ms: number): Promise<boolean> {
   });
 }
 
+/** A promise that did not settle within its deadline. */
+export class DeadlineError extends Error {
+  override readonly name = 'DeadlineError';
+}
+
 /** `p`'s value, or a rejection when it has not settled within `ms` (`p` itself cannot be cancelled; it is left). */
 export async function withinDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new DeadlineError(`${what} did not answer within ${ms} ms`)), ms);
   });
   p.catch(() => undefined);
   try {

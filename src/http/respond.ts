@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { UnavailableError, UnknownBenchmarkError } from '../publication/types.ts';
+import { EngineUnavailableError, UnavailableError, UnknownBenchmarkError } from '../publication/types.ts';
 import { etagMatches, type HotSource, offerHot } from './hot-path.ts';
 
 /** Cache-Control values by freshness class. */
@@ -109,6 +109,15 @@ export function publicationErrorResponse(
   if (err instanceof UnknownBenchmarkError) {
     const hint = validSlugs.length ? ` Valid slugs: ${validSlugs.join(', ')}.` : '';
     return sendError(c, 404, 'unknown_benchmark', `Unknown benchmark "${err.slug}".${hint}`);
+  }
+  if (err instanceof EngineUnavailableError) {
+    return sendError(
+      c,
+      503,
+      'engine_unavailable',
+      `The sample engine does not answer (${err.message}); frozen days are served, retry live values shortly.`,
+      { 'retry-after': String(err.retryAfterS) },
+    );
   }
   if (err instanceof UnavailableError) {
     return sendError(

@@ -3,12 +3,12 @@ import type { AppDeps } from '../http/deps.ts';
 import { CACHE } from '../http/respond.ts';
 import { openRoute } from '../http/route-kit.ts';
 import { MCP_PATH, mcpNotAllowedRoutes, mcpPageRoute, mcpRoute } from '../http/site-declarations.ts';
-import type { PrometheusHttp } from '../store/prometheus-http.ts';
+import type { PrometheusStore } from '../store/prometheus-store.ts';
 import { MAX_BODY_BYTES, readCappedBody } from './body.ts';
 import { clientAddress, nodeIncoming } from './client-address.ts';
 import { createOriginPolicy } from './origin-policy.ts';
 import { renderMcpPage } from './page.ts';
-import { createPassthroughQueryEngine } from './promql/engine-passthrough.ts';
+import { createPassthroughQueryEngine, QUERY_PROM_DEADLINE_MS } from './promql/engine-passthrough.ts';
 import { createStoreQueryEngine } from './promql/store-engine.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './sdk-constants.ts';
@@ -54,10 +54,17 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
   // MCP_FAST_PATH=false sends every request through the SDK transport (to measure or compare it).
   const fastPath = deps.config.mcpFastPath;
   const { config, publication, store, clock } = deps;
-  // On a Prometheus-compatible store the engine evaluates the (guarded) query itself.
-  const onEngine = (store as { engine?: { http: PrometheusHttp; queryUrl: string } }).engine;
+  // On a Prometheus-compatible store the engine evaluates the (guarded) query itself, through a
+  // client of query_prom's own: its deadline is the client's, not only the engine's `timeout`.
+  const onEngine = (store as { engine?: Pick<PrometheusStore, 'queryClient' | 'queryUrl'> }).engine;
   const engine = limitedEngine(
-    onEngine ? createPassthroughQueryEngine(onEngine.http, onEngine.queryUrl) : createStoreQueryEngine(store),
+    onEngine
+      ? createPassthroughQueryEngine(
+          onEngine.queryClient(QUERY_PROM_DEADLINE_MS, PROMQL_LIMIT.running),
+          onEngine.queryUrl,
+          { deadlineMs: QUERY_PROM_DEADLINE_MS },
+        )
+      : createStoreQueryEngine(store),
     new WorkLimit(PROMQL_LIMIT.running, PROMQL_LIMIT.queued),
   );
   const core = createMcpCore({ publication, engine, clock }, config.siteName, config.simulated);

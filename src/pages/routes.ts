@@ -21,7 +21,7 @@ import { TextCache } from '../http/text-cache.ts';
 import { resolveChartRequest } from '../publication/chart-request.ts';
 import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
 import type { Served } from '../publication/types.ts';
-import { UnavailableError } from '../publication/types.ts';
+import { EngineUnavailableError, UnavailableError } from '../publication/types.ts';
 import { HistoryCharts } from '../render/history-charts.ts';
 import { benchmarkPage, type MatrixColumn } from './benchmark-page.ts';
 import { ASSETS, esc, FAVICON_SVG, layout } from './html.ts';
@@ -84,7 +84,9 @@ export function registerPageRoutes(app: Hono, pub: Publication, clock: () => num
           c,
           503,
           'Temporarily unavailable',
-          'Benchmarks are temporarily unavailable; retry shortly.',
+          e instanceof EngineUnavailableError
+            ? 'The sample engine does not answer; past days are served, live values once it is back. Retry shortly.'
+            : 'Benchmarks are temporarily unavailable; retry shortly.',
         );
       }
       throw e;

@@ -108,10 +108,16 @@ export class DatasetPublisher {
 
   constructor(private readonly deps: DatasetDeps) {
     this.metrics = [...new Set([...STORED_METRIC_NAMES, ...deps.specs.flatMap(specMetrics)])].sort();
-    this.unsubscribe = deps.store.onAppend(() => {
-      this.today = undefined;
-      this.version++;
-    });
+    this.unsubscribe = deps.store.onAppend(() => this.changed());
+  }
+
+  /**
+   * Today's files and the index may have changed: samples were appended, or (in a replica, which
+   * never appends) its poll found samples or a day another process froze.
+   */
+  changed(): void {
+    this.today = undefined;
+    this.version++;
   }
 
   close(): void {

@@ -1,6 +1,5 @@
 import type { CitableIndex, Stat } from '../core/api-schemas.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
-import type { Provenance } from '../core/provenance.ts';
 import type { Site } from '../core/urls.ts';
 import { putSnapshots } from '../store/sample-store.ts';
 import { specMetrics } from './compute.ts';
@@ -15,9 +14,10 @@ import {
   type SnapshotResult,
 } from './day-freeze-rules.ts';
 import { writeFrozenDay } from './day-freeze-write.ts';
-import { auditEntries, auditKey, parseSite, siteEntry, siteKey, siteOfFrozenStat } from './day-records.ts';
+import { auditEntries, auditKey, siteEntry, siteKey, siteOfFrozenStat } from './day-records.ts';
 import { readDaySlots } from './day-slots.ts';
 import { FreezeRetry } from './freeze-retry.ts';
+import { FrozenBytes } from './frozen-bytes.ts';
 import type { ServedText } from './served.ts';
 import { guarded } from './store-guard.ts';
 import { UnknownBenchmarkError } from './types.ts';
@@ -37,8 +37,8 @@ export {
  */
 export class DayFreezer {
   private readonly freezing = new Map<string, Promise<void>>();
-  /** Frozen bytes never change: once read they are held here (bounded). */
-  private readonly frozen = new Map<string, ServedText>();
+  /** Frozen bytes never change: once read they are held (bounded). */
+  private readonly frozen: FrozenBytes;
   private freezeTimer: NodeJS.Timeout | undefined;
   private readonly retry: FreezeRetry;
   /** First UTC day with any sample (undefined: not read yet). */
@@ -54,6 +54,7 @@ export class DayFreezer {
 
   constructor(private readonly opts: DayFreezerOptions) {
     this.retry = new FreezeRetry(opts.clock, opts.clockRate ?? 1);
+    this.frozen = new FrozenBytes(opts.store);
   }
 
   /** Closed days waiting for planned slots (start → slots left), for the log and tests. */
@@ -92,10 +93,21 @@ export class DayFreezer {
     if (extra > (this.late.get(start) ?? 0)) this.late.set(start, extra);
   }
 
-  /** First UTC day with any sample of any benchmark, or null when the store is empty (read once). */
+  /**
+   * First UTC day with any sample, or null when the store is empty (read once). An engine that cannot
+   * be read leaves it to SNAPSHOT_DIR's first frozen day, not kept: the engine's replaces it once back.
+   */
   async firstDay(): Promise<number | null> {
     if (this.firstDayStart !== undefined) return this.firstDayStart;
-    const bounds = await guarded(() => this.opts.store.timeBounds(this.opts.specs.flatMap(specMetrics)));
+    let bounds: { min: number } | null;
+    try {
+      bounds = await guarded(() => this.opts.store.timeBounds(this.opts.specs.flatMap(specMetrics)));
+    } catch (e) {
+      const frozen = await this.opts.store.firstFrozenDay?.().catch(() => null);
+      const parsed = frozen ? parseDay(frozen) : null;
+      if (parsed?.ok) return parsed.start;
+      throw e;
+    }
     // An append may have set it meanwhile; keep the earlier of the two.
     const first = bounds === null ? null : dayStart(bounds.min);
     if (this.firstDayStart === undefined || this.firstDayStart === null) this.firstDayStart = first;
@@ -111,6 +123,10 @@ export class DayFreezer {
     const today = dayStart(now);
     if (parsed.start > today) return { kind: 'bad_date', message: `${day} is in the future.` };
     if (parsed.start === today) return { kind: 'today', day, start: parsed.start };
+    // A frozen day is served from its bytes alone: it never waits on (or fails with) the engine.
+    if (parsed.start < closedBefore(now) && (await this.frozen.read(`citable:${day}`))) {
+      return { kind: 'ok', day, start: parsed.start };
+    }
     const first = await this.firstDay();
     if (first === null || parsed.start < first) {
       const since =
@@ -151,15 +167,9 @@ export class DayFreezer {
     };
   }
 
-  private async readFrozen(key: string): Promise<ServedText | null> {
-    const hit = this.frozen.get(key);
-    if (hit) return hit;
-    const stored = await guarded(() => this.opts.store.getSnapshot(key));
-    if (!stored) return null;
-    const served = { body: stored.body as Uint8Array<ArrayBuffer>, etag: stored.etag };
-    if (this.frozen.size >= 2000) this.frozen.clear();
-    this.frozen.set(key, served);
-    return served;
+  /** True once the newest closed day was frozen since last asked (a replica's poll: the writer froze it). */
+  newFrozenDay(): Promise<boolean> {
+    return this.frozen.appeared(closedBefore(this.opts.clock()) - DAY_MS);
   }
 
   /**
@@ -170,7 +180,7 @@ export class DayFreezer {
     const d = await this.checkDay(day);
     if (d.kind === 'today') return { kind: 'live', served: await this.opts.liveIndex(), day };
     if (d.kind !== 'ok') return d;
-    const served = await this.readFrozen(`citable:${day}`);
+    const served = await this.frozen.read(`citable:${day}`);
     if (!served) return this.pending(day);
     return { kind: 'frozen', served, day };
   }
@@ -186,7 +196,7 @@ export class DayFreezer {
     if (!this.opts.bySlug.has(slug)) throw new UnknownBenchmarkError(slug);
     const d = await this.checkDay(day);
     if (d.kind !== 'ok') return d;
-    const served = await this.readFrozen(`stat:${slug}:${day}`);
+    const served = await this.frozen.read(`stat:${slug}:${day}`);
     if (!served) return this.pending(day);
     return { kind: 'ok', served };
   }
@@ -207,27 +217,19 @@ export class DayFreezer {
     if (d.kind === 'bad_date') return d;
     if (!spec.providers.some((p) => p.slug === provider)) return { kind: 'unknown_provider' };
     if (d.kind !== 'ok') return d;
-    const served = await this.readFrozen(auditKey(slug, provider, day, window));
+    const served = await this.frozen.read(auditKey(slug, provider, day, window));
     if (!served) return this.pending(day);
     return { kind: 'ok', served };
   }
 
-  /** A frozen day's site.provenance, or null when its index has none or is not frozen. */
-  async frozenProvenance(day: string): Promise<Provenance | null> {
-    return (await this.frozenIndexSite(day))?.provenance ?? null;
-  }
-
   /** A frozen day's index `site` (provenance, missingSlots), or null when the day is not frozen. */
-  async frozenIndexSite(day: string): Promise<CitableIndex['site'] | null> {
-    const served = await this.readFrozen(`citable:${day}`);
-    if (!served) return null;
-    return (JSON.parse(new TextDecoder().decode(served.body)) as CitableIndex).site;
+  frozenIndexSite(day: string): Promise<CitableIndex['site'] | null> {
+    return this.frozen.indexSite(day);
   }
 
   /** The site a frozen day was published under (what its dated citations are built from). */
-  async frozenSite(day: string): Promise<Site | null> {
-    const served = await this.readFrozen(siteKey(day));
-    return served ? parseSite(served.body) : null;
+  frozenSite(day: string): Promise<Site | null> {
+    return this.frozen.site(day);
   }
 
   /**

@@ -1,5 +1,4 @@
 import { processBuildInfo } from '../build-info.ts';
-import type { Config } from '../config.ts';
 import type {
   Audit,
   CitableIndex,
@@ -21,13 +20,14 @@ import { benchmarksOfMetrics, ChangeListeners } from './change-listeners.ts';
 import { DatasetPublisher } from './dataset.ts';
 import { DayFreezer, type DayResult, type FrozenAuditResult, type SnapshotResult } from './day-freezer.ts';
 import type { SlotExpectation, SlotPlanView } from './day-slots.ts';
-import { gatedStore } from './engine-gate.ts';
+import { type EngineGate, gatedStore } from './engine-gate.ts';
 import { EvalPoints } from './eval-points.ts';
 import { FilterResolver } from './filter-resolver.ts';
 import { FreshnessTracker } from './freshness.ts';
 import { OriginCheck } from './origin-check.ts';
 import { type ProfileResult, ProviderProfiles } from './provider-profiles.ts';
 import type { ServedText } from './served.ts';
+import { type SiteConfig, siteOfConfig } from './site-of-config.ts';
 import { StoreFollower } from './store-follower.ts';
 import type { CompareResult, FilterResolution, PublicationApi, PublicationContext, Served } from './types.ts';
 import { Views } from './views.ts';
@@ -46,10 +46,7 @@ export interface PublicationOptions {
   readonly store: Store;
   /** Site name and base URL; taken from `config` when omitted. */
   readonly site?: Site;
-  readonly config?: Pick<Config, 'siteName' | 'baseUrl'> & {
-    readonly simulated?: boolean;
-    readonly sourceUrl?: string | null;
-  };
+  readonly config?: SiteConfig;
   readonly clock?: () => number;
   /** Clock ms per real ms: the demo clock runs DEMO_SPEED× faster (the freezer's timers wait real time). */
   readonly clockRate?: number;
@@ -59,6 +56,8 @@ export interface PublicationOptions {
   readonly maxViewAgeMs?: number;
   /** The build named in every view's provenance: this process's (package.json, git) when omitted. */
   readonly build?: BuildInfo;
+  /** On an engine: each read's deadline and the Retry-After of a 503 `engine_unavailable` (engine-gate.ts). */
+  readonly engineReads?: Omit<EngineGate, 'down'>;
 }
 
 /**
@@ -93,13 +92,17 @@ export class Publication implements PublicationApi {
     const ctx: PublicationContext = {
       specs: this.specs,
       bySlug: this.bySlug,
-      store: gatedStore(opts.store, () => this.follower?.down === true),
+      store: gatedStore(opts.store, {
+        down: () => this.follower?.down === true,
+        retryAfterS: 5,
+        ...opts.engineReads,
+      }),
       clock: opts.clock ?? Date.now,
       site: () => this.site,
       build: opts.build ?? processBuildInfo(),
       specHashes: specHashes(opts.specs),
     };
-    this.fresh = new FreshnessTracker({ ...ctx, store: opts.store });
+    this.fresh = new FreshnessTracker(ctx);
     this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000, new EvalPoints(ctx, this.fresh));
     this.days = new DayFreezer({
       ...ctx,
@@ -123,32 +126,25 @@ export class Publication implements PublicationApi {
       if (slugs.size > 0) this.applied(slugs, minT, maxT);
       this.origin.afterAppend(minT, maxT);
     });
-    // The follower and the newest-sample read use the engine itself: they are how it is found up again.
+    // The follower reads the engine itself (how it is found up again); newest times, through the gate.
     this.follower = new StoreFollower({
       ...ctx,
       store: opts.store,
       newest: (slug) => this.fresh.newest(slug),
-      known: () => this.fresh.ensureLastSample(),
+      known: () => this.fresh.ensureLastSample().catch(() => undefined),
       applied: (slugs, minT, maxT) => {
         this.filters.markStale();
         this.applied(slugs, minT, maxT);
         this.origin.afterAppend(minT, maxT);
+        this.dataset.changed();
       },
       loadDataValues: () => this.filters.loadDataValues(),
       // A change of the engine's state drops every live view: recomputed degraded, or live again.
-      engineChanged: () => {
-        this.views.clear();
-        this.profiles.clear();
-        this.listeners.notify(new Set(this.specs.map((s) => s.slug)));
-      },
+      engineChanged: () => this.dropViews(),
     });
     // Simulated samples found in the store: every view built before is dropped and re-announced.
     const simulated = site.simulated === true || opts.config?.simulated === true;
-    this.origin = new OriginCheck(ctx.store, simulated, () => {
-      this.views.clear();
-      this.profiles.clear();
-      this.listeners.notify(new Set(this.specs.map((s) => s.slug)));
-    });
+    this.origin = new OriginCheck(ctx.store, simulated, () => this.dropViews());
     this.dataset = new DatasetPublisher({
       store: ctx.store,
       specs: this.specs,
@@ -160,6 +156,13 @@ export class Publication implements PublicationApi {
     });
   }
 
+  /** Every live view dropped and re-announced (recomputed on the next request). */
+  private dropViews(): void {
+    this.views.clear();
+    this.profiles.clear();
+    this.listeners.notify(new Set(this.specs.map((s) => s.slug)));
+  }
+
   /** What new samples of these benchmarks (from minT to maxT) change: an append, or one followed. */
   private applied(slugs: ReadonlySet<string>, minT: number, maxT: number): void {
     this.fresh.noteSamples(slugs, maxT);
@@ -169,9 +172,11 @@ export class Publication implements PublicationApi {
     this.listeners.notify(slugs);
   }
 
-  /** A replica's poll of a store another process writes (store-follower.ts); resolves to what moved. */
-  followStore(): Promise<ReadonlySet<string>> {
-    return this.follower.follow();
+  /** A replica's poll (store-follower.ts); a day the writer froze since joins the dataset index. */
+  async followStore(beforeUp?: () => Promise<void>): Promise<ReadonlySet<string>> {
+    const moved = await this.follower.follow(beforeUp);
+    if (await this.days.newFrozenDay().catch(() => false)) this.dataset.changed();
+    return moved;
   }
 
   /** True while the replica's last poll of the engine failed: views are the last good, degraded. */
@@ -387,12 +392,6 @@ export class Publication implements PublicationApi {
     this.unsubscribe();
     this.dataset.close();
   }
-}
-
-/** The site a configuration publishes under; without SOURCE_URL, the default source (the demo's). */
-function siteOfConfig(config: NonNullable<PublicationOptions['config']>): Site {
-  const { siteName, baseUrl, sourceUrl } = config;
-  return { name: siteName, baseUrl, ...(sourceUrl ? { sourceUrl } : {}) };
 }
 
 export function createPublication(opts: PublicationOptions): Publication {

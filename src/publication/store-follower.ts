@@ -1,11 +1,11 @@
-import { withinDeadline } from '../concurrency/deadline.ts';
+import { within, withinDeadline } from '../concurrency/deadline.ts';
 import { HARNESS_CYCLE_METRIC } from '../core/family.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { SampleStore } from '../store/sample-store.ts';
 import { specMetrics } from './compute.ts';
+import { POLL_DEADLINE_MS } from './engine-deadlines.ts';
 
-/** A marker read that has not answered in this long marks the engine down. */
-export const POLL_DEADLINE_MS = 3_000;
+export { POLL_DEADLINE_MS } from './engine-deadlines.ts';
 
 /** How far back a replica looks for cycle markers: the writer's own resume window. */
 const MARKER_LOOKBACK_MS = 15 * 86_400_000;
@@ -39,6 +39,8 @@ export class StoreFollower {
   private readonly markers = new Map<string, number>();
 
   private engineDown = false;
+  /** Whether a poll ever answered. Until one does, a replica's views do not read the engine. */
+  private confirmed = false;
 
   constructor(private readonly deps: FollowerDeps) {}
 
@@ -47,16 +49,27 @@ export class StoreFollower {
     return this.engineDown;
   }
 
-  /** One poll, and the engine's state it shows; rejects when the engine did not answer. */
-  async follow(): Promise<ReadonlySet<string>> {
+  /**
+   * One poll, and the engine's state it shows; rejects when the engine did not answer. While the
+   * engine is down, `beforeUp` (a replica that started without its engine: the origin check) runs
+   * once it answers and before any view may read it; its failure keeps the engine down.
+   */
+  async follow(beforeUp?: () => Promise<void>): Promise<ReadonlySet<string>> {
     let changed: ReadonlySet<string>;
+    const deadlineMs = this.deps.deadlineMs ?? POLL_DEADLINE_MS;
+    // Bounded, and never a failed poll: without the newest times a moved benchmark is applied whole.
+    await within(this.deps.known(), deadlineMs);
+    // A replica's first poll decides whether the engine is there: until it answers (and
+    // `beforeUp` passed), views read nothing from it. Silent: no view exists to drop yet.
+    if (!this.confirmed) this.engineDown = true;
     try {
-      await this.deps.known();
-      changed = await this.poll(this.deps.store);
+      changed = await this.poll(this.deps.store, deadlineMs);
+      if (this.engineDown) await beforeUp?.();
     } catch (e) {
       this.setDown(true);
       throw e;
     }
+    this.confirmed = true;
     this.setDown(false);
     if (changed.size > 0) await this.deps.loadDataValues();
     return changed;
@@ -69,7 +82,7 @@ export class StoreFollower {
   }
 
   /** Reads the store once; resolves to the benchmarks whose newest samples moved. */
-  private async poll(store: FollowerDeps['store']): Promise<ReadonlySet<string>> {
+  private async poll(store: FollowerDeps['store'], deadlineMs: number): Promise<ReadonlySet<string>> {
     const now = this.deps.clock();
     // The liveness check: the engine's client retries for up to ~42 s, so this one read has a
     // deadline of its own and the replica turns degraded within it.
@@ -79,7 +92,7 @@ export class StoreFollower {
         at: now + 5 * 60_000,
         notBefore: now - MARKER_LOOKBACK_MS,
       }),
-      this.deps.deadlineMs ?? POLL_DEADLINE_MS,
+      deadlineMs,
       'the engine',
     );
     const moved = new Map<string, Array<[key: string, t: number]>>();

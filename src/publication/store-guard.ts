@@ -5,7 +5,8 @@ export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof UnknownBenchmarkError) throw e;
+    // Already ours (an engine the gate found down keeps its own code and Retry-After).
+    if (e instanceof UnknownBenchmarkError || e instanceof UnavailableError) throw e;
     throw new UnavailableError(`benchmarks are temporarily unavailable: ${(e as Error).message}`);
   }
 }

@@ -85,3 +85,16 @@ export class UnknownBenchmarkError extends Error {
 
 /** Thrown when the store cannot be read; front doors answer 503 with Retry-After. */
 export class UnavailableError extends Error {}
+
+/**
+ * The engine a replica reads did not answer (its last poll failed, or a read ran past its
+ * deadline): 503 `engine_unavailable`, retried after about one poll, when no last good view exists.
+ */
+export class EngineUnavailableError extends UnavailableError {
+  constructor(
+    message: string,
+    readonly retryAfterS: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { etagOf } from '../core/hash.ts';
 import type { SnapshotStore } from './sample-store.ts';
+
+/** A day's index file, as path() names it: `citable:2026-11-19` encoded. */
+const INDEX_FILE = /^citable%3A(\d{4}-\d{2}-\d{2})\.snapshot$/;
 
 /**
  * Frozen day snapshots as files in a folder every API replica reads (a shared volume). A snapshot is
@@ -27,6 +30,23 @@ export class FileSnapshotStore implements SnapshotStore {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
     }
+  }
+
+  /** The first day with a frozen index file (`citable:YYYY-MM-DD`), or null (none, or no folder yet). */
+  async firstFrozenDay(): Promise<string | null> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+    let first: string | null = null;
+    for (const name of names) {
+      const day = INDEX_FILE.exec(name)?.[1];
+      if (day !== undefined && (first === null || day < first)) first = day;
+    }
+    return first;
   }
 
   async putSnapshot(

@@ -57,6 +57,7 @@ export function engineStore(engine: PrometheusStore, snapshots: FileSnapshotStor
     close: () => engine.close(),
     getSnapshot: (k) => snapshots.getSnapshot(k),
     putSnapshot: (k, b, e) => snapshots.putSnapshot(k, b, e),
+    firstFrozenDay: () => snapshots.firstFrozenDay(),
     getState: async (k) => state.get(k) ?? null,
     setState: async (k, v) => {
       state.set(k, v);

@@ -1,6 +1,11 @@
 import { STORED_METRIC_NAMES } from '../core/metric-names.ts';
 import type { Sample } from '../core/samples.ts';
-import { EngineError, EngineUnreachable, PrometheusHttp } from './prometheus-http.ts';
+import {
+  EngineError,
+  EngineUnreachable,
+  PrometheusHttp,
+  type PrometheusHttpOptions,
+} from './prometheus-http.ts';
 import { type PrometheusStoreOptions, validateEngineUrl } from './prometheus-options.ts';
 import { vectorAnswer } from './prometheus-promql.ts';
 import { PrometheusReader } from './prometheus-reads.ts';
@@ -61,9 +66,7 @@ export class PrometheusStore implements SampleStore {
       retries: opts.retries ?? 3,
       retryBaseMs: opts.retryBaseMs ?? 250,
       retryMaxMs: opts.retryMaxMs ?? 10_000,
-      ...(opts.bearerToken === undefined ? {} : { bearerToken: opts.bearerToken }),
-      ...(opts.basicAuth === undefined ? {} : { basicAuth: opts.basicAuth }),
-      ...(opts.tenant === undefined ? {} : { tenant: opts.tenant }),
+      ...this.credentials(),
     });
     const maxRangeMs = opts.maxRangeMs ?? 31 * DAY;
     this.reader = new PrometheusReader(this.http, {
@@ -83,6 +86,31 @@ export class PrometheusStore implements SampleStore {
         ? {}
         : { droppedSamplesCounter: opts.droppedSamplesCounter }),
       ...(opts.onError === undefined ? {} : { onError: opts.onError }),
+    });
+  }
+
+  private credentials(): Pick<PrometheusHttpOptions, 'bearerToken' | 'basicAuth' | 'tenant'> {
+    const { bearerToken, basicAuth, tenant } = this.opts;
+    return {
+      ...(bearerToken === undefined ? {} : { bearerToken }),
+      ...(basicAuth === undefined ? {} : { basicAuth }),
+      ...(tenant === undefined ? {} : { tenant }),
+    };
+  }
+
+  /**
+   * A client of its own for query_prom (issue 27 rule 4): one attempt, cut client-side at
+   * `deadlineMs`, on its own `concurrency` connections. A user's query neither waits behind the
+   * views' reads nor retries past its deadline, and a hung engine holds it `deadlineMs` at most.
+   */
+  queryClient(deadlineMs: number, concurrency: number): PrometheusHttp {
+    return new PrometheusHttp({
+      timeoutMs: deadlineMs,
+      maxConcurrency: concurrency,
+      retries: 0,
+      retryBaseMs: 0,
+      retryMaxMs: 0,
+      ...this.credentials(),
     });
   }
 

@@ -61,6 +61,11 @@ export interface SnapshotStore {
    * `putSnapshots` below, which falls back to one putSnapshot each).
    */
   putSnapshots?(entries: readonly SnapshotEntry[]): Promise<void>;
+  /**
+   * The first day (YYYY-MM-DD) with a frozen index, where the snapshots live apart from the
+   * samples (SNAPSHOT_DIR beside an engine): what bounds the days served while the engine is away.
+   */
+  firstFrozenDay?(): Promise<string | null>;
 }
 
 /**

@@ -8,6 +8,9 @@ import { parsePromQL } from './parse.ts';
 import { type PromPoint, type PromQueryEngine, type PromResult, promValue } from './result.ts';
 import { DEFAULT_LOOKBACK_MS } from './store-engine.ts';
 
+/** query_prom's deadline on an engine, as the embedded evaluator's (store-engine.ts). */
+export const QUERY_PROM_DEADLINE_MS = 2_000;
+
 export interface PassthroughOptions {
   readonly deadlineMs?: number;
   readonly maxPoints?: number;
@@ -41,7 +44,7 @@ export function createPassthroughQueryEngine(
     allowedMetrics: opts.allowedMetrics ?? STORED_METRIC_NAMES,
     maxRangeMs: opts.maxRangeMs ?? 7 * 86_400_000,
   };
-  const timeout = `${(opts.deadlineMs ?? 2000) / 1000}s`;
+  const timeout = `${(opts.deadlineMs ?? QUERY_PROM_DEADLINE_MS) / 1000}s`;
   const lookbackMs = opts.lookbackMs ?? DEFAULT_LOOKBACK_MS;
   const maxPoints = opts.maxPoints ?? 11_000;
 

@@ -1,4 +1,4 @@
-import { UnavailableError, UnknownBenchmarkError } from '../../publication/types.ts';
+import { EngineUnavailableError, UnavailableError, UnknownBenchmarkError } from '../../publication/types.ts';
 import { type ToolResult, toolError } from '../tool-def.ts';
 
 /** Failures of the publication façade as tool errors: an agent can act on them, a 5xx it cannot. */
@@ -7,6 +7,12 @@ export function publicationFailure(e: unknown, validSlugs: readonly string[]): T
     return toolError(
       'unknown_benchmark',
       `Unknown benchmark "${e.slug}". Valid slugs: ${validSlugs.join(', ')}.`,
+    );
+  }
+  if (e instanceof EngineUnavailableError) {
+    return toolError(
+      'engine_unavailable',
+      `The sample engine does not answer; retry in ${e.retryAfterS} s (frozen days are still served).`,
     );
   }
   if (e instanceof UnavailableError) {

@@ -21,8 +21,10 @@ export async function startReplicaPoll(
   beforeServing?: () => Promise<void>,
 ): Promise<() => void> {
   let failing = false;
+  let started = 0;
   let pending = beforeServing;
   const once = async () => {
+    started = performance.now();
     try {
       const moved = await pub.followStore(pending);
       pending = undefined;
@@ -43,12 +45,17 @@ export async function startReplicaPoll(
   await within(first, FIRST_POLL_MS);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  // Polls start every `everyMs` (not `everyMs` after the last one ended): a new cycle waits at
+  // most one interval plus one poll's work (bench/split.ts measures it).
   const next = () => {
-    timer = setTimeout(() => {
-      void once().then(() => {
-        if (!stopped) next();
-      });
-    }, everyMs);
+    timer = setTimeout(
+      () => {
+        void once().then(() => {
+          if (!stopped) next();
+        });
+      },
+      Math.max(0, everyMs - (performance.now() - started)),
+    );
     timer.unref();
   };
   // One poll at a time: a first poll past its bound is waited for before the next is timed.

@@ -149,6 +149,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       ...(opts.inMemory ? { inMemory: true } : {}),
       onEngineError: (e) => log.warn('sample store engine error', { error: e.message }),
       droppedSamplesCounter: droppedSamples(metrics),
+      clock,
     }));
   const publication = createPublication({
     specs,

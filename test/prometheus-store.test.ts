@@ -293,4 +293,33 @@ describe.each<EngineKind>(['prometheus', 'victoria-metrics'])('PrometheusStore o
       canonical(await duck.select(SELECTS[7]?.[1] as SelectQuery)),
     );
   }, 40_000);
+
+  it('searches up to two days past the service clock, not the wall: a demo clock runs ahead of it', async () => {
+    // Issue 27: at DEMO_SPEED=600 the writer stamps samples days ahead of the wall clock; a replica
+    // that searched to the wall's now + 2 d stopped finding them ~200 s after the writer started.
+    const wallNow = Date.now();
+    // A metric of its own: the data set's samples lie around the wall's now too.
+    const CLOCKED = 'clock_lookahead_probe';
+    const sample = (t: number): Sample => ({
+      metric: CLOCKED,
+      labels: { provider: 'clocked', chain: 'c', token: 't' },
+      t,
+      v: 1,
+    });
+    await store.append([sample(wallNow - DAY)]);
+    const behind = await open({ clock: () => wallNow - 5 * DAY });
+    // A clock 5 days behind the sample's day looks 3 days back from the wall: not there yet.
+    expect((await behind.timeBounds([CLOCKED]))?.max ?? 0).toBeLessThan(wallNow - DAY);
+    expect((await store.timeBounds([CLOCKED]))?.max).toBe(wallNow - DAY);
+    await behind.close();
+    if (kind === 'prometheus') {
+      // VictoriaMetrics refuses samples over 2 days ahead; Prometheus keeps them, as a demo writes.
+      const ahead = wallNow + 5 * DAY;
+      await store.append([sample(ahead)]);
+      const demo = await open({ clock: () => ahead });
+      expect((await demo.timeBounds([CLOCKED]))?.max).toBe(ahead);
+      expect((await store.timeBounds([CLOCKED]))?.max).toBe(wallNow - DAY);
+      await demo.close();
+    }
+  });
 });

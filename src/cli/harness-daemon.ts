@@ -88,6 +88,7 @@ export async function runHarnessDaemon(
     duckdbMemoryLimit: config.duckdbMemoryLimit,
     onEngineError: (e) => (health ? health.onError(e) : early.push(e)),
     droppedSamplesCounter: droppedSamples(registry),
+    ...(clock ? { clock: clock.clock.now } : {}),
   });
   if ('engine' in store) {
     health = watchEngine({ engine: store.engine, registry, log });

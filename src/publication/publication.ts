@@ -133,7 +133,6 @@ export class Publication implements PublicationApi {
       newest: (slug) => this.fresh.newest(slug),
       known: () => this.fresh.ensureLastSample().catch(() => undefined),
       applied: (slugs, minT, maxT) => {
-        this.filters.markStale();
         this.applied(slugs, minT, maxT);
         this.origin.afterAppend(minT, maxT);
         this.dataset.changed();

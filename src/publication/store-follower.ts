@@ -20,7 +20,7 @@ export interface FollowerDeps {
   readonly applied: (slugs: ReadonlySet<string>, minT: number, maxT: number) => void;
   /** Reads the newest sample times once (before the first poll compares with them). */
   readonly known: () => Promise<void>;
-  /** Reads the stored region values again (after a poll that found new cycles). */
+  /** Reads the stored region values again (after a poll that found a new (benchmark, region)). */
   readonly loadDataValues: () => Promise<void>;
   /** The engine went down (a poll failed) or came back (one succeeded after). */
   readonly engineChanged: (down: boolean) => void;
@@ -39,6 +39,8 @@ export class StoreFollower {
   private readonly markers = new Map<string, number>();
 
   private engineDown = false;
+  /** A (benchmark, region) marker first seen since region values were last read. */
+  private newRegion = false;
   /** Whether a poll ever answered. Until one does, a replica's views do not read the engine. */
   private confirmed = false;
 
@@ -71,7 +73,12 @@ export class StoreFollower {
     }
     this.confirmed = true;
     this.setDown(false);
-    if (changed.size > 0) await this.deps.loadDataValues();
+    // Region values come with a region's first cycle: read again only when a (benchmark, region)
+    // marker appears that was never seen (a series read per metric, ~11 queries here, not per poll).
+    if (this.newRegion) {
+      this.newRegion = false;
+      await this.deps.loadDataValues();
+    }
     return changed;
   }
 
@@ -101,6 +108,7 @@ export class StoreFollower {
       if (benchmark === undefined) continue;
       const key = `${benchmark}\u0000${m.labels.region ?? ''}`;
       if ((this.markers.get(key) ?? Number.NEGATIVE_INFINITY) >= m.t) continue;
+      if (!this.markers.has(key)) this.newRegion = true;
       moved.set(benchmark, [...(moved.get(benchmark) ?? []), [key, m.t]]);
     }
     const changed = new Set<string>();

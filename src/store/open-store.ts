@@ -12,6 +12,8 @@ export interface OpenStoreOptions {
   readonly inMemory?: boolean;
   readonly onEngineError?: (e: Error) => void;
   readonly droppedSamplesCounter?: { inc(n: number): void };
+  /** The service's clock, when not the wall's (the demo clock): how far ahead an engine is searched. */
+  readonly clock?: () => number;
 }
 
 /** A store on a Prometheus-compatible engine: samples in the engine, frozen days as shared files. */
@@ -34,6 +36,7 @@ export async function openStore(cfg: StoreConfig, o: OpenStoreOptions): Promise<
     ...cfg.prometheus,
     ...(o.onEngineError ? { onError: o.onEngineError } : {}),
     ...(o.droppedSamplesCounter ? { droppedSamplesCounter: o.droppedSamplesCounter } : {}),
+    ...(o.clock ? { clock: o.clock } : {}),
   });
   return engineStore(engine, new FileSnapshotStore(snapshotDirOf(cfg, o.dataDir)));
 }

@@ -36,6 +36,11 @@ export interface PrometheusStoreOptions {
   readonly droppedSamplesCounter?: { inc(n: number): void };
   /** Errors the caller cannot see: a failed flush, a buffered batch the engine rejected. */
   readonly onError?: (err: Error) => void;
+  /**
+   * The service's clock (the demo clock at DEMO_SPEED > 1, whose samples run ahead of the wall):
+   * `series` and `timeBounds` look up to two days past it. Date.now when omitted.
+   */
+  readonly clock?: () => number;
   /** Skip the reachability check at open (tests of a down engine). */
   readonly skipStartupCheck?: boolean;
 }

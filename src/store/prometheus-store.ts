@@ -75,6 +75,7 @@ export class PrometheusStore implements SampleStore {
       latestWindowMs: Math.min(opts.latestWindowMs ?? 7 * DAY, maxRangeMs),
       historyStart: opts.historyStartMs ?? DEFAULT_HISTORY_START,
       metrics: opts.metrics ?? STORED_METRIC_NAMES,
+      now: opts.clock ?? Date.now,
     });
     this.writer = new PrometheusWriter(this.http, {
       writeUrl,

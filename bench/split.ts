@@ -12,8 +12,8 @@
  * 2. Queries per poll: a counting pass-through proxy is the replica's PROMETHEUS_URL. A poll is
  *    recognised by its marker read's `count_over_time({__name__="harness_cycle"}[…])` (sent once
  *    per `latest()` call on the marker, beside the raw read of the last 7 days); every request from
- *    1 s before one marker read to 1 s before the next is that poll's (a poll's next timer starts
- *    only once it has finished, so no request of one poll reaches into the next).
+ *    1 s before one marker read to 1 s before the next is that poll's (polls start every
+ *    REPLICA_POLL_MS and one poll's reads take well under a second, so none reaches into the next).
  * 3. Replica RSS: VmRSS of the replica's own node process (spawned directly, no npm or sh between),
  *    sampled every second while measuring and read once more at the end.
  *
@@ -31,12 +31,10 @@
  * end, failure, SIGINT, SIGTERM, exit) stops it with the writer and the replica.
  *
  * The demo clock runs DEMO_SPEED times the wall clock from the writer's start, so its samples lie
- * ever further ahead of the wall clock (599 h per wall hour at 600×). The replica finds new samples
- * through PrometheusReader.timeBounds, whose grid ends at the wall clock + 2 days on steps of
- * ~15.7 h counted from 2009: samples beyond its last grid point (32-48 h ahead, depending on the
- * hour) are never published. At 600× that is reached ~195-290 s after the writer starts; a 50-cycle
- * run ends before it when start-up is quick, and the report prints each cycle's lead and a note
- * when cycles went unpublished. (DEMO_START, passed through to the writer, moves the start.)
+ * ever further ahead of the wall clock (599 h per wall hour at 600×). The engine store searches up
+ * to two days past the service's clock (the replica follows the writer's), so they stay found; the
+ * report still prints each cycle's lead and a note when cycles went unpublished (before that fix,
+ * every cycle more than ~34 h ahead was never published, ~200 s after the writer started).
  *
  * Settings (environment): SPLIT_CYCLES (50), SPLIT_SPEED (DEMO_SPEED, 600), SPLIT_POLL_MS
  * (REPLICA_POLL_MS, unset: the service's default 5000), SPLIT_DEMO_DAYS (0.25). Only

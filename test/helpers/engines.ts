@@ -18,6 +18,13 @@ export interface Engine {
   kill(): Promise<void>;
   /** Starts again on the same port and data folder (after `stop`). */
   start(): Promise<void>;
+  /**
+   * SIGSTOP: a hung engine, not a dead one. The kernel still accepts connections on its port (the
+   * listen backlog), so a client connects and then waits for an answer that never comes.
+   */
+  pause(): Promise<void>;
+  /** SIGCONT after `pause`: the engine answers again, nothing lost. */
+  resume(): Promise<void>;
   /** Stops and removes the data folder. */
   destroy(): Promise<void>;
 }
@@ -91,6 +98,7 @@ export async function startEngine(kind: EngineKind): Promise<Engine> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let proc: ChildProcess | null = null;
+  let paused = false;
   let output = '';
 
   const start = async (): Promise<void> => {
@@ -111,12 +119,22 @@ export async function startEngine(kind: EngineKind): Promise<Engine> {
     if (!p || p.exitCode !== null) return;
     const exited = new Promise<void>((r) => p.once('exit', () => r()));
     p.kill(signal);
+    // A stopped process keeps a SIGTERM pending until it is continued (SIGKILL needs no SIGCONT).
+    if (paused) p.kill('SIGCONT');
+    paused = false;
     const timer = setTimeout(() => p.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(timer);
   };
   const stop = () => end('SIGTERM');
   const kill = () => end('SIGKILL');
+  const signal = async (sig: 'SIGSTOP' | 'SIGCONT'): Promise<void> => {
+    const p = proc;
+    if (!p || p.exitCode !== null || p.signalCode !== null)
+      throw new Error(`engine at ${url} is not running: cannot ${sig} it`);
+    p.kill(sig);
+    paused = sig === 'SIGSTOP';
+  };
 
   await start();
   return {
@@ -127,6 +145,8 @@ export async function startEngine(kind: EngineKind): Promise<Engine> {
     start,
     stop,
     kill,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
     async destroy() {
       await stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -81,8 +81,9 @@ export async function checkStoreOrigin(
   service: Service,
   opts: StartOptions,
   store: StoreConfig = { backend: 'embedded' },
+  range?: Parameters<typeof readOrigins>[1],
 ): Promise<string | null> {
-  const o = await readOrigins(service.store);
+  const o = await readOrigins(service.store, range);
   // Where the samples are, and what to change to use another place: the message names the
   // variable that points there (DATA_DIR for the embedded store, PROMETHEUS_URL for an engine).
   const where =

@@ -16,7 +16,13 @@ afterAll(async () => {
  * shedding), and a closed day past its grace whose freeze has not succeeded (this server never
  * freezes, so its closed days answer so).
  */
-const DOCUMENTED_503 = new Set(['benchmarks_unavailable', 'engine_unavailable', 'render_busy', 'busy', 'not_frozen']);
+const DOCUMENTED_503 = new Set([
+  'benchmarks_unavailable',
+  'engine_unavailable',
+  'render_busy',
+  'busy',
+  'not_frozen',
+]);
 
 const SLUGS = ['network-coverage', 'token-trade-coverage'];
 const PROVIDERS = ['mobula', 'codex', 'geckoterminal', 'bitquery', 'coingecko'];

@@ -192,7 +192,7 @@ describe('a replica started while its engine is down', () => {
     expect(origin).toEqual(['checked']);
   });
 
-  it('bounds every engine read a view makes: a hung engine gives 503 engine_unavailable within the deadline', async () => {
+  it('bounds every engine read a view makes: a hung engine gives engine_unavailable within the deadline, and is down until a poll answers', async () => {
     const { underlying, replicaStore, reach } = await deployment();
     await underlying.append(buildDataset({ seed: 7, days: 1, end: NOW, markers: true }));
     const { service } = await replicaService(replicaStore, () => NOW + 60_000);
@@ -207,6 +207,17 @@ describe('a replica started while its engine is down', () => {
     const took = performance.now() - t0;
     expect(took).toBeGreaterThan(VIEW_READ_DEADLINE_MS - 200);
     expect(took).toBeLessThan(VIEW_READ_DEADLINE_MS + 1_500);
+    // The miss took the engine as down until a poll answers: the next read fails at once, so a view
+    // of many reads (the index) waits one deadline, not one per read.
+    expect(service.publication.engineDown).toBe(true);
+    const t1 = performance.now();
+    await expect(service.publication.statAt(NETWORK, null, NOW - 2 * H)).rejects.toBeInstanceOf(
+      EngineUnavailableError,
+    );
+    expect(performance.now() - t1).toBeLessThan(500);
+    reach.mode = 'up';
+    await service.publication.followStore();
+    expect(service.publication.engineDown).toBe(false);
   });
 });
 

@@ -159,12 +159,11 @@ async function startReplica(dataDir: string): Promise<ServiceProcess> {
     {
       STORE: 'prometheus',
       PROMETHEUS_URL: engine.url,
-      // Not small, unlike the writer's: a replica's start-up reads the engine's time bounds over
-      // every metric (a 10,000-point query_range from the 17-year history start, for the origin
-      // check), which took 3 to 11 s on this 2-core VM with 7 hours of samples, and a 2 s timeout
-      // made it exit 2. What bounds an answer while the engine is hung is the replica's own 3 s
-      // deadline on its engine reads, not this per-request timeout, so a long one tests that too.
-      PROMETHEUS_TIMEOUT_MS: '30000',
+      // Small, as the writer's. A replica's origin check once read the engine's time bounds over
+      // every metric (a 10,000-point query_range from 2009: 3–11 s here with 7 hours of samples) and
+      // exited 2 on a 2 s timeout; it now reads the poll's 15-day window. What bounds an answer while
+      // the engine is hung is the replica's own 3 s deadline on its engine reads.
+      PROMETHEUS_TIMEOUT_MS: '2000',
       HARNESS_ENABLED: 'false',
       SNAPSHOT_DIR: snapshotDir,
       DATA_DIR: dataDir,
@@ -513,12 +512,12 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
         ),
       );
     };
-    // Between the writer's cycles (one every 15 s): a poll that finds a new cycle goes on to read
-    // that benchmark's time bounds and the region values, which the marker read's 3 s deadline does
-    // not cover, so a hang landing there is another case than the one tested here.
+    // Right after a writer's cycle, so the hang lands while the replicas' polls read it: a poll
+    // that found the new cycle goes on to read that benchmark's time bounds, and each of its reads
+    // has the deadline (a hang there once left a replica reporting ok for the whole pause).
     const from = w.p.output().length;
     await until('a writer cycle', async () => cyclesAfter(w, from).length > 0, 30_000, [w.p]);
-    await sleep(3_000);
+    await sleep(100);
     await engine.pause();
     try {
       const hung = Date.now();

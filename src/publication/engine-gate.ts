@@ -16,6 +16,11 @@ export interface EngineGate {
   readonly deadlineMs?: number;
   /** The Retry-After of an answer the engine could not give: about one poll. */
   readonly retryAfterS: number;
+  /**
+   * A read ran past its deadline: the engine is taken as down (a replica), so the view's other
+   * reads fail at once rather than each waiting out its own deadline.
+   */
+  readonly missed?: () => void;
 }
 
 /**
@@ -34,6 +39,7 @@ export function gatedStore(store: Store, gate: EngineGate): Store {
         ? await run()
         : await withinDeadline(run(), gate.deadlineMs, 'the engine');
     } catch (e) {
+      if (e instanceof DeadlineError) gate.missed?.();
       // The engine's absence only: a refused query, or the embedded store's own error, stays itself.
       if (e instanceof DeadlineError || (e instanceof EngineError && e.down)) throw unavailable(e.message);
       throw e;

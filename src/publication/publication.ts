@@ -57,7 +57,7 @@ export interface PublicationOptions {
   /** The build named in every view's provenance: this process's (package.json, git) when omitted. */
   readonly build?: BuildInfo;
   /** On an engine: each read's deadline and the Retry-After of a 503 `engine_unavailable` (engine-gate.ts). */
-  readonly engineReads?: Omit<EngineGate, 'down'>;
+  readonly engineReads?: Omit<EngineGate, 'down' | 'missed'>;
 }
 
 /**
@@ -94,6 +94,8 @@ export class Publication implements PublicationApi {
       bySlug: this.bySlug,
       store: gatedStore(opts.store, {
         down: () => this.follower?.down === true,
+        // A replica's read past its deadline: the engine is down until a poll answers.
+        missed: () => this.follower?.markDown(),
         retryAfterS: 5,
         ...opts.engineReads,
       }),

@@ -82,6 +82,14 @@ export class StoreFollower {
     return changed;
   }
 
+  /**
+   * A view's engine read missed its deadline: down until the next poll answers, so the other reads
+   * fail at once. Only in a replica that polls (a writer's API never polls, so it would stay down).
+   */
+  markDown(): void {
+    if (this.confirmed) this.setDown(true);
+  }
+
   private setDown(down: boolean): void {
     if (down === this.engineDown) return;
     this.engineDown = down;
@@ -115,7 +123,8 @@ export class StoreFollower {
     for (const spec of this.deps.specs) {
       const markers = moved.get(spec.slug);
       if (!markers) continue;
-      const bounds = await store.timeBounds(specMetrics(spec));
+      // Each read of the poll has the deadline: a poll must not hang with the engine and report it up.
+      const bounds = await withinDeadline(store.timeBounds(specMetrics(spec)), deadlineMs, 'the engine');
       const known = this.deps.newest(spec.slug);
       if (bounds !== null && (known === undefined || bounds.max > known)) {
         changed.add(spec.slug);

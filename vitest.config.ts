@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongFirstSequencer } from './test/helpers/long-first-sequencer.ts';
 
 // Vitest reads its configuration from a default export (the one default export in the repo; biome
 // does not check this file). Two workers on the 2-core reference machine: the suite waits on child
@@ -12,5 +13,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 180_000,
     setupFiles: ['test/helpers/setup.ts'],
+    // The longest files first (measured), whatever Vitest remembers of earlier runs.
+    sequence: { sequencer: LongFirstSequencer },
   },
 });

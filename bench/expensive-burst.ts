@@ -92,7 +92,9 @@ async function discover(base: string) {
     }
     filters.set(slug, f);
   }
-  const ds = await getJson<{ days: { date: string; frozen: boolean }[] }>(`${base}/api/dataset`);
+  // The first /api/dataset after the backfill took 35 s on a slow VM (2026-11-28: today's files are
+  // rebuilt after appends, while the demo catches up); 30 s failed two runs of three before measuring.
+  const ds = await getJson<{ days: { date: string; frozen: boolean }[] }>(`${base}/api/dataset`, 180_000);
   const days = ds.days.filter((d) => d.frozen && d.date < utcDay(0)).map((d) => d.date);
   if (days.length === 0) throw new Error('the demo has no frozen day yet');
   return { slugs, providers, filters, days };

@@ -245,8 +245,8 @@ export function capture(url: string, timeoutMs = 30_000): Promise<Captured> {
   });
 }
 
-export async function getJson<T>(url: string): Promise<T> {
-  const c = await capture(url);
+export async function getJson<T>(url: string, timeoutMs?: number): Promise<T> {
+  const c = await capture(url, timeoutMs);
   if (c.status !== 200)
     throw new Error(`GET ${url} answered ${c.status}: ${c.body.toString().slice(0, 200)}`);
   return JSON.parse(c.body.toString('utf8')) as T;

@@ -453,10 +453,12 @@ await runMain(async () => {
     share >= TARGET.statShare,
     `${statC.rps.toFixed(0)} of ${a.r.rps.toFixed(0)} req/s (${(share * 100).toFixed(1)}%)`,
   );
+  // wrk reports 0 ms when (almost) nothing completed: a p99 of no answers is no pass (2026-11-28:
+  // 8 requests in 15 s, all cut by socket timeouts, printed "p99 0.00 ms").
   check(
     `cached reads p99 in (c) < ${TARGET.statP99Ms} ms`,
-    statC.p99Ms < TARGET.statP99Ms,
-    `${statC.p99Ms.toFixed(2)} ms`,
+    statC.requests >= 100 && statC.p99Ms < TARGET.statP99Ms,
+    `${statC.p99Ms.toFixed(2)} ms over ${statC.requests} requests`,
   );
   for (const cl of classes) {
     const okB = (tallyB[cl.name]?.ok ?? 0) / b.r.seconds;

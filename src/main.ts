@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { within, withinDeadline } from './concurrency/deadline.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { MARKER_AHEAD_MS, MARKER_LOOKBACK_MS } from './core/family.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
 import { SpecError } from './core/spec-schema.ts';
 import { DemoClockError, type OpenedDemoClock, openDemoClock } from './demo/demo-clock.ts';
@@ -9,7 +10,7 @@ import { bindServer } from './http/node-server.ts';
 import { answerStarting } from './http/starting.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { createLogger } from './log.ts';
-import { ORIGIN_CHECK_DEADLINE_MS, ORIGIN_LOOKBACK_MS } from './publication/engine-deadlines.ts';
+import { ORIGIN_CHECK_DEADLINE_MS } from './publication/engine-deadlines.ts';
 import { loadProviderCatalogue } from './publication/provider-catalogue-file.ts';
 import { startReplicaPoll } from './replica-poll.ts';
 import type { Service } from './service.ts';
@@ -241,7 +242,7 @@ export async function startFromEnv(
       // A replica looks where its poll looks for cycles (the last 15 days), not at the whole
       // history: finding the engine's time bounds first took 3–11 s there with 7 hours of data.
       const now = svc.clock();
-      const range = replica ? { notBefore: now - ORIGIN_LOOKBACK_MS, at: now + 5 * 60_000 } : undefined;
+      const range = replica ? { notBefore: now - MARKER_LOOKBACK_MS, at: now + MARKER_AHEAD_MS } : undefined;
       const refused = await checkStoreOrigin(svc, opts, storeConfig, range);
       if (refused) {
         await svc.close().catch(() => undefined);

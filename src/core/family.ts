@@ -81,6 +81,15 @@ export const ORIGIN_METRIC_NAMES: string[] = [];
 export const HARNESS_CYCLE_METRIC = 'harness_cycle';
 
 /**
+ * How far back a marker is looked for, by the harness resuming and by a replica following it:
+ * 15 days, Prometheus' default retention, so the read is one bounded query on every engine.
+ */
+export const MARKER_LOOKBACK_MS = 15 * 86_400_000;
+
+/** How far ahead of now: markers are stamped with their slot or, for a listing, its host's clock. */
+export const MARKER_AHEAD_MS = 5 * 60_000;
+
+/**
  * `{benchmark, version, revision, region}` = 1 beside each cycle marker (Prometheus' `*_build_info`
  * convention): which build of the harness measured the cycle. Stored like any sample, so it reaches
  * query_prom and the dataset, and a view's provenance counts the builds of its window.

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
 import { processBuildInfo } from '../build-info.ts';
-import { HARNESS_CYCLE_METRIC } from '../core/family.ts';
+import { HARNESS_CYCLE_METRIC, MARKER_AHEAD_MS, MARKER_LOOKBACK_MS } from '../core/family.ts';
 import { REGION_LABEL } from '../core/metric-names.ts';
 import type { BuildInfo } from '../core/provenance.ts';
 import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
@@ -84,15 +84,6 @@ export interface Harness {
 }
 
 /**
- * How far back the resume read looks: 15 days, Prometheus' default retention, so the read is one
- * bounded query on every engine. Only a marker at or after now's slot moves the next slot; an older
- * one only names the last slot in the start-up log, and one older than this reads as none.
- */
-export const RESUME_LOOKBACK_MS = 15 * 86_400_000;
-/** Markers are stamped with their slot or, for a listing, the time it ran on its host's clock. */
-const RESUME_AHEAD_MS = 5 * 60_000;
-
-/**
  * The slot of this harness's newest stored cycle of a benchmark (its region's, when it has one): a
  * failed cycle's marker (`failure` label, its own series) counts, since its slot was tried. Reads
  * (now − lookback, now + 5 min]: an engine refuses unbounded reads (Prometheus answers 400
@@ -106,8 +97,10 @@ export async function lastCycle(
   const found = await store.latest({
     metric: HARNESS_CYCLE_METRIC,
     matchers: [eq('benchmark', slug), eq(REGION_LABEL, window.region ?? '')],
-    at: window.now + RESUME_AHEAD_MS,
-    notBefore: window.now - (window.lookbackMs ?? RESUME_LOOKBACK_MS),
+    at: window.now + MARKER_AHEAD_MS,
+    // Only a marker at or after now's slot moves the next slot; an older one only names the last
+    // slot in the start-up log, and one older than the window reads as none.
+    notBefore: window.now - (window.lookbackMs ?? MARKER_LOOKBACK_MS),
   });
   return found.length > 0 ? Math.max(...found.map((s) => s.t)) : null;
 }

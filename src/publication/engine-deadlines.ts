@@ -8,13 +8,10 @@
 export const POLL_DEADLINE_MS = 3_000;
 
 /**
- * The origin check a replica runs in the first poll its engine answers: a few reads of one window
- * (ORIGIN_LOOKBACK_MS), given longer than a poll's read since the engine just proved it answers.
+ * The origin check a replica runs in the first poll its engine answers: a few reads of the markers'
+ * window (core/family.ts), given longer than a poll's read since the engine just proved it answers.
  */
 export const ORIGIN_CHECK_DEADLINE_MS = 10_000;
-
-/** How far back a replica's origin check looks: the writer's resume window, as the poll's markers. */
-export const ORIGIN_LOOKBACK_MS = 15 * 86_400_000;
 
 /** Any engine read a view makes, retries included. */
 export const VIEW_READ_DEADLINE_MS = 3_000;

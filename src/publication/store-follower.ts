@@ -1,14 +1,11 @@
 import { within, withinDeadline } from '../concurrency/deadline.ts';
-import { HARNESS_CYCLE_METRIC } from '../core/family.ts';
+import { HARNESS_CYCLE_METRIC, MARKER_AHEAD_MS, MARKER_LOOKBACK_MS } from '../core/family.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { SampleStore } from '../store/sample-store.ts';
 import { specMetrics } from './compute.ts';
 import { POLL_DEADLINE_MS } from './engine-deadlines.ts';
 
 export { POLL_DEADLINE_MS } from './engine-deadlines.ts';
-
-/** How far back a replica looks for cycle markers: the writer's own resume window. */
-const MARKER_LOOKBACK_MS = 15 * 86_400_000;
 
 export interface FollowerDeps {
   readonly store: Pick<SampleStore, 'latest' | 'timeBounds'>;
@@ -24,7 +21,7 @@ export interface FollowerDeps {
   readonly loadDataValues: () => Promise<void>;
   /** The engine went down (a poll failed) or came back (one succeeded after). */
   readonly engineChanged: (down: boolean) => void;
-  /** The marker read's deadline (POLL_DEADLINE_MS unless a test sets it). */
+  /** Each read's deadline (POLL_DEADLINE_MS unless a test sets it). */
   readonly deadlineMs?: number;
 }
 
@@ -32,7 +29,8 @@ export interface FollowerDeps {
  * A replica's look at a store another process writes (issue 27 rule 3). One query reads the
  * newest `harness_cycle` marker of every (benchmark, region); a benchmark whose marker moved costs
  * one more, its time bounds, and is then applied as an append would be. So a poll costs
- * 1 + (benchmarks that changed) queries, whatever the number of views.
+ * 1 + (benchmarks that changed) queries, whatever the number of views, plus one series read per
+ * region-valued metric when a (benchmark, region) appears for the first time.
  */
 export class StoreFollower {
   /** Newest marker time seen per benchmark and region. */
@@ -104,7 +102,7 @@ export class StoreFollower {
     const latest = await withinDeadline(
       store.latest({
         metric: HARNESS_CYCLE_METRIC,
-        at: now + 5 * 60_000,
+        at: now + MARKER_AHEAD_MS,
         notBefore: now - MARKER_LOOKBACK_MS,
       }),
       deadlineMs,

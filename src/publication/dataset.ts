@@ -98,12 +98,15 @@ export class DatasetPublisher {
   private readonly freezing = new Map<string, Promise<DayMeta>>();
   private readonly metas = new Map<string, DayMeta>();
   private csvCache: { readonly day: string; readonly file: DatasetFile } | undefined;
-  private today: { day: string; files: Promise<DatasetFiles> } | undefined;
+  /** Today's newest build, its version and when it settles; kept across changes (todayFiles). */
+  private today:
+    | { day: string; version: number; files: Promise<DatasetFiles>; settled: Promise<void> }
+    | undefined;
   private readonly metrics: readonly string[];
   private readonly unsubscribe: () => void;
   /** Set by close(): a background freeze stops at the next day instead of failing on a closed store. */
   closed = false;
-  /** Bumped on every append: today's files and the index's today row may have changed. */
+  /** Bumped on every change (append, replica poll): today's files may differ. */
   version = 0;
 
   constructor(private readonly deps: DatasetDeps) {
@@ -111,12 +114,8 @@ export class DatasetPublisher {
     this.unsubscribe = deps.store.onAppend(() => this.changed());
   }
 
-  /**
-   * Today's files and the index may have changed: samples were appended, or (in a replica, which
-   * never appends) its poll found samples or a day another process froze.
-   */
+  /** Samples were appended, or (in a replica) its poll found samples or a day another froze. */
   changed(): void {
-    this.today = undefined;
     this.version++;
   }
 
@@ -179,15 +178,26 @@ export class DatasetPublisher {
     return writeDatasetFilesFrom(this.samplesOf(start), parquetMetadata(provenance));
   }
 
+  /**
+   * Today's files, built after the newest change and shared until the next. One build at a time: a
+   * change during a build starts the next when it ends (a 600× demo's appends started a build per
+   * request, all at once: 35 s for the first /api/dataset). Never files built before the call.
+   */
   private todayFiles(day: string, start: number): Promise<DatasetFiles> {
-    if (this.today?.day !== day) {
-      const files = this.build(start);
-      this.today = { day, files };
-      files.catch(() => {
-        if (this.today?.files === files) this.today = undefined;
-      });
-    }
-    return this.today.files;
+    const last = this.today;
+    if (last?.day === day && last.version === this.version) return last.files;
+    const files = (last?.settled ?? Promise.resolve()).then(() => this.build(start));
+    const settled = files.then(
+      () => undefined,
+      () => undefined,
+    );
+    const entry = { day, version: this.version, files, settled };
+    this.today = entry;
+    // A failed build is not kept: the next request builds again.
+    files.catch(() => {
+      if (this.today === entry) this.today = { ...entry, version: -1 };
+    });
+    return files;
   }
 
   private async readMeta(day: string): Promise<DayMeta | null> {

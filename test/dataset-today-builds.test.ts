@@ -20,7 +20,7 @@ afterEach(async () => {
 function gatedBuilds(fx: Fixture) {
   const dataset = fx.publication.dataset;
   const build = dataset.build.bind(dataset);
-  const state = { started: 0, running: 0, most: 0 };
+  const state = { started: 0, read: 0, running: 0, most: 0 };
   let release: () => void = () => {};
   let gate = new Promise<void>((r) => {
     release = r;
@@ -32,6 +32,7 @@ function gatedBuilds(fx: Fixture) {
     try {
       // Read now, answer when released: the build is of what was stored when it started.
       const files = await build(start, provenance);
+      state.read++;
       await gate;
       return files;
     } finally {
@@ -48,7 +49,13 @@ function gatedBuilds(fx: Fixture) {
   };
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 50));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Polls until `ok` holds; a slow machine gets 10 s. */
+async function until(ok: () => boolean): Promise<void> {
+  for (const end = Date.now() + 10_000; !ok(); await sleep(10)) {
+    if (Date.now() > end) throw new Error('timed out');
+  }
+}
 
 describe("today's dataset files", () => {
   it('a change during a build queues one build after it: never two at once, and every request sees what was stored before it', async () => {
@@ -60,15 +67,17 @@ describe("today's dataset files", () => {
       return r.file.body;
     };
     const first = csv();
-    await settle();
+    // The first build has read the store (it is held before answering).
+    await until(() => builds.state.read === 1);
     expect(builds.state.started).toBe(1);
     // Samples arrive while the first build runs; three requests come after them.
     await f.store.append([
       { metric: 'networks_supported', labels: { provider: 'codex' }, t: NOW - 60_000, v: 140 },
     ]);
     const later = [csv(), csv(), f.publication.dataset.index()];
-    await settle();
-    // Before: each request after the change started its own build beside the held one.
+    // Time for the three to reach the dataset: on the code before, each started its own build
+    // beside the held one within a few milliseconds.
+    await sleep(500);
     expect(builds.state.most).toBe(1);
     builds.open();
     const [a, b, c, idx] = await Promise.all([first, ...later]);

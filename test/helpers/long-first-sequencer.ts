@@ -2,8 +2,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The files that take longest, longest first (seconds on the 2-core VM, two workers, 2026-11-28):
- * demo-e2e 104, split-writer 62, pages-browser 43, split-deployment 41, missing-slots 25,
- * scale-prometheus 24, harness-writer 18, methodology-failures 13, rpc-demo 12, cli-console 12,
+ * demo-e2e 104, split-writer 62, pages-browser 43, split-deployment 41, golden 45 (its beforeAll
+ * backfills the golden demo; Vitest's size order started it at 342 s of a 414 s run), missing-slots
+ * 25, scale-prometheus 24, harness-writer 18, methodology-failures 13, rpc-demo 12, cli-console 12,
  * healthz-starting 11, demo-clock 11.
  */
 const LONG = [
@@ -11,6 +12,7 @@ const LONG = [
   'split-writer',
   'pages-browser',
   'split-deployment',
+  'golden',
   'missing-slots',
   'scale-prometheus',
   'harness-writer',

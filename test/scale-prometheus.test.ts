@@ -29,7 +29,7 @@ import { createService } from '../src/service.ts';
 import { startSimulator } from '../src/sim/server.ts';
 import { openDuckDbStore } from '../src/store/duckdb-store.ts';
 import { FileSnapshotStore } from '../src/store/file-snapshot-store.ts';
-import { engineStore } from '../src/store/open-store.ts';
+import { type EngineStore, engineStore } from '../src/store/open-store.ts';
 import { openPrometheusStore, type PrometheusStore } from '../src/store/prometheus-store.ts';
 import type { Store } from '../src/store/sample-store.ts';
 import { type Engine, type EngineKind, startEngine } from './helpers/engines.ts';
@@ -88,9 +88,24 @@ async function engineStoreOn(engine: Engine, snapshotDir: string): Promise<Store
     retries: 1,
     retryBaseMs: 50,
     retryMaxMs: 200,
-    timeoutMs: 5000,
+    // Not what these tests are about: on a loaded 2-core CI machine a fresh engine took over 5 s
+    // to take a day of out-of-order samples, and the write was buffered (see put).
+    timeoutMs: 30_000,
   });
   return engineStore(e, new FileSnapshotStore(snapshotDir));
+}
+
+/**
+ * Appends and waits until the engine holds the samples. A write the engine does not answer in
+ * time is buffered and retried in the background, and append resolves all the same (that is the
+ * writer's promise); a test that reads right after must wait for the buffer, or it reads an engine
+ * without the samples (CI: "Unknown region \"eu-west\" … none measured yet").
+ */
+async function put(store: Store, batch: readonly Sample[]): Promise<void> {
+  await store.append(batch);
+  const e = (store as EngineStore).engine;
+  for (let i = 0; i < 100 && !(await e.flush()); i++) await new Promise((r) => setTimeout(r, 200));
+  expect(e.bufferedSamples).toBe(0);
 }
 
 /** Every answer the parity test compares, as served bytes. */
@@ -138,7 +153,7 @@ describe.each(['prometheus', 'victoria-metrics'] as EngineKind[])('%s', (kind) =
     const engine = await startEngine(kind);
     engines.push(engine);
     const store = await engineStoreOn(engine, await mkdtemp(join(tmpdir(), 'snap-')));
-    await store.append(samples);
+    await put(store, samples);
     const pub = createPublication({ specs, store, site: SITE, clock: () => NOW });
     const got = await answers(pub);
     expect(JSON.parse(embedded.snapshot ?? '{}').site.snapshotDate).toBe(YESTERDAY);
@@ -157,8 +172,8 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
 
   it('two harness regions write to one engine; ?region filters, an unseen region is 404', async () => {
     const store = await engineStoreOn(engine, await mkdtemp(join(tmpdir(), 'snap-')));
-    await store.append(await cycles('eu-west'));
-    await store.append(await cycles('us-east'));
+    await put(store, await cycles('eu-west'));
+    await put(store, await cycles('us-east'));
     const pub = createPublication({ specs, store, site: SITE, clock: () => NOW });
     await pub.loadDataValues();
     expect(pub.resolveFilters('token-trade-coverage', { region: 'ap-south' })).toMatchObject({
@@ -183,7 +198,7 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
   it('two API replicas serve one frozen day byte-identically from SNAPSHOT_DIR; replicas never freeze', async () => {
     const snapshotDir = await mkdtemp(join(tmpdir(), 'shared-snap-'));
     const writer = await engineStoreOn(engine, snapshotDir);
-    await writer.append(samples);
+    await put(writer, samples);
     // The harness process is the one that freezes.
     const harnessSide = createPublication({ specs, store: writer, site: SITE, clock: () => NOW });
     await harnessSide.freezeClosedDays();
@@ -229,7 +244,7 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
 
   it('engine down: the API serves the last views marked degraded; writes are buffered and arrive after it returns', async () => {
     const store = await engineStoreOn(engine, await mkdtemp(join(tmpdir(), 'snap-')));
-    await store.append(samples);
+    await put(store, samples);
     const clock = { now: NOW };
     const pub = createPublication({ specs, store, site: SITE, clock: () => clock.now, maxViewAgeMs: 1000 });
     const live = (await pub.stat('token-trade-coverage', null)).value;
@@ -292,7 +307,7 @@ describe.each(['prometheus', 'victoria-metrics'] as EngineKind[])(
       const engine = await startEngine(kind);
       engines.push(engine);
       const store = await engineStoreOn(engine, await mkdtemp(join(tmpdir(), 'snap-')));
-      await store.append(samples);
+      await put(store, samples);
       const duck = await openDuckDbStore({ path: ':memory:' });
       await duck.append(samples);
       const embeddedEngine = createStoreQueryEngine(duck);

@@ -311,6 +311,7 @@ export async function startFromEnv(
     }
     if (stopping) return stopped();
     startup.markReady();
+    service.startPrewarm();
     log.info('ready', { url: `http://${config.host}:${port}` });
     if (config.logLevel !== 'silent') process.stdout.write(welcome(config.baseUrl, config.simulated));
     return service;

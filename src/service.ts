@@ -16,6 +16,7 @@ import type { Logger } from './log.ts';
 import { MCP_PATH } from './mcp/routes.ts';
 import { VIEW_READ_DEADLINE_MS } from './publication/engine-deadlines.ts';
 import { loadSpecs } from './publication/load-specs.ts';
+import { startPrewarm } from './publication/prewarm.ts';
 import { createPublication, type Publication } from './publication/publication.ts';
 import type { StartupState } from './startup-state.ts';
 import { openStore } from './store/open-store.ts';
@@ -44,6 +45,11 @@ export interface Service {
    * still busy then are closed. Resolves with the number of requests cut short.
    */
   drain(graceMs?: number): Promise<number>;
+  /**
+   * Starts computing live views off the request path (src/publication/prewarm.ts): all of them now,
+   * then those each change touches. main.ts starts it once the service is ready (after the backfill).
+   */
+  startPrewarm(): void;
   /** Drains (default grace), runs close hooks, checkpoints and closes the store. */
   close(): Promise<void>;
 }
@@ -115,7 +121,7 @@ export interface ServiceOptions {
   readonly startup?: StartupState;
 }
 
-export type ServiceCore = Omit<Service, 'app' | 'hotPath' | 'listen' | 'drain' | 'close'> & {
+export type ServiceCore = Omit<Service, 'app' | 'hotPath' | 'listen' | 'drain' | 'close' | 'startPrewarm'> & {
   /** Registers cleanup that runs on close, before the store closes. */
   onClose(fn: () => Promise<void> | void): void;
 };
@@ -183,6 +189,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     extraRoutes: (opts.routes ?? []).map((r) => (a: Hono) => r(a, core)),
   });
   let server: Server | undefined;
+  let prewarm: ReturnType<typeof startPrewarm> | undefined;
   let inFlight = 0;
   let draining: Promise<number> | undefined;
   const hotPath = new HotPath(clock);
@@ -193,6 +200,15 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     collect() {
       this.reset();
       this.inc(hotPath.hits);
+    },
+  });
+  new Counter({
+    name: 'publication_prewarm_views_total',
+    help: 'Live views computed off the request path after changes (src/publication/prewarm.ts)',
+    registers: [metrics],
+    collect() {
+      this.reset();
+      this.inc(prewarm?.prewarmer.views ?? 0);
     },
   });
   // New samples drop the stored answers built from them at once (each replay also checks that its
@@ -272,7 +288,13 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       return b.port;
     },
     drain,
+    startPrewarm: () => {
+      prewarm ??= startPrewarm(publication, (p) =>
+        log.debug('prewarm pass', { benchmarks: p.slugs.length, views: p.views, failed: p.failed, ms: p.ms }),
+      );
+    },
     close: async () => {
+      prewarm?.stop();
       publication.close();
       await drain();
       for (const fn of closeHooks) await fn();

@@ -119,6 +119,8 @@ describe('npm run demo (the README quick start)', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/^networks_supported\{provider="geckoterminal"\} \d+/m);
     expect(metrics).toMatch(/^fetch_errors_total\{/m);
+    // Once ready, live views are computed off the request path (src/publication/prewarm.ts).
+    expect(Number(/^publication_prewarm_views_total (\d+)/m.exec(metrics)?.[1] ?? 0)).toBeGreaterThan(0);
     // The newest closed day past its freeze grace (10 min): in the first minutes after 00:00 UTC
     // yesterday is not frozen yet (404 not_frozen), so the day before it is taken (the demo has 3).
     const sinceMidnight = Date.now() % 86_400_000;

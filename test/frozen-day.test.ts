@@ -13,8 +13,9 @@ import { isStale } from '../src/core/stat.ts';
 import { METRICS } from '../src/harness/families/metric-names.ts';
 import { buildApp } from '../src/http/app.ts';
 import { registerPageRoutes } from '../src/pages/routes.ts';
+import { closedBefore } from '../src/publication/day-freezer.ts';
 import { retryDelayMs } from '../src/publication/freeze-retry.ts';
-import { closedBefore, createPublication, type Publication } from '../src/publication/publication.ts';
+import { createPublication, type Publication } from '../src/publication/publication.ts';
 import { createImageService, registerImageRoutes } from '../src/render/routes.ts';
 import { type Fixture, fixture, H, NOW } from './helpers/fixture.ts';
 

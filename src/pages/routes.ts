@@ -19,7 +19,8 @@ import {
 } from '../http/site-declarations.ts';
 import { TextCache } from '../http/text-cache.ts';
 import { resolveChartRequest } from '../publication/chart-request.ts';
-import { FREEZE_GRACE_MS, type Publication } from '../publication/publication.ts';
+import { FREEZE_GRACE_MS } from '../publication/day-freezer.ts';
+import type { Publication } from '../publication/publication.ts';
 import type { Served } from '../publication/types.ts';
 import { EngineUnavailableError, UnavailableError } from '../publication/types.ts';
 import { HistoryCharts } from '../render/history-charts.ts';

@@ -32,13 +32,6 @@ import { StoreFollower } from './store-follower.ts';
 import type { CompareResult, FilterResolution, PublicationApi, PublicationContext, Served } from './types.ts';
 import { Views } from './views.ts';
 
-export {
-  closedBefore,
-  type DayResult,
-  FREEZE_GRACE_MS,
-  type FrozenAuditResult,
-  type SnapshotResult,
-} from './day-freezer.ts';
 export { type ServedText, serve } from './served.ts';
 
 export interface PublicationOptions {
@@ -316,6 +309,11 @@ export class Publication implements PublicationApi {
 
   compare(a: string, b: string): Promise<CompareResult> {
     return this.views.compare(a, b);
+  }
+
+  /** Compare pairs requests asked for, oldest first (the prewarm recomputes them). */
+  comparePairs(): readonly (readonly [string, string])[] {
+    return this.views.comparePairs();
   }
 
   /** GET /api/providers: every catalogue provider (fixed for the process). */

@@ -44,6 +44,9 @@ function seriesKey(
   return `series:${slug}?${range}&${filterSig(filters)}&${providers?.join(',') ?? ''}`;
 }
 
+/** Compare pairs remembered for the prewarm: a few pages' worth, not every pair ever asked. */
+const MAX_ASKED_PAIRS = 32;
+
 /**
  * Every live view (Stat, series, audit, compare, index, llm-context, llms.txt, featured) and its
  * cache. Each is evaluated at its evaluation point (src/core/eval-point.ts) and stands until that
@@ -64,6 +67,8 @@ export class Views {
   private readonly lastGood: LastGoodStats;
   /** Every provider slug some spec measures (compare validates against it without a scan). */
   private readonly measured: ReadonlySet<string>;
+  /** Compare pairs requests asked for, oldest first (at most MAX_ASKED_PAIRS): the prewarm's. */
+  private readonly askedPairs = new Map<string, readonly [string, string]>();
   /** The newest live provenance read, served while the store cannot be read. */
   private lastProvenance: Provenance | undefined;
 
@@ -273,9 +278,23 @@ export class Views {
     }) as Promise<Served<Featured>>;
   }
 
+  /** Compare pairs requests asked for (src/publication/prewarm.ts recomputes them after changes). */
+  comparePairs(): readonly (readonly [string, string])[] {
+    return [...this.askedPairs.values()];
+  }
+
+  private noteAsked(a: string, b: string): void {
+    const key = `${a}:${b}`;
+    this.askedPairs.delete(key);
+    this.askedPairs.set(key, [a, b]);
+    const oldest = this.askedPairs.keys().next();
+    if (this.askedPairs.size > MAX_ASKED_PAIRS && !oldest.done) this.askedPairs.delete(oldest.value);
+  }
+
   async compare(a: string, b: string): Promise<CompareResult> {
     const pair = checkComparePair(a, b, this.ctx.specs, this.measured);
     if (!pair.ok) return pair;
+    this.noteAsked(a, b);
     // Computed once per change of its inputs: any benchmark's samples can change a pair's rows.
     await this.points.ready();
     const served = await this.aggregates.get(`compare:${a}:${b}`, ALL, async () => {

@@ -1,0 +1,217 @@
+import type { Filters } from '../core/api-schemas.ts';
+import type { SeriesRange } from '../core/series.ts';
+import type { BenchmarkSpec } from '../core/spec-schema.ts';
+
+/** The views a prewarm computes, as the publication serves them (each call fills its cache). */
+export interface PrewarmTargets {
+  readonly specs: readonly BenchmarkSpec[];
+  /** A dimension's values as requests may ask for them (declared, or the regions stored). */
+  valuesOf(slug: string, dimension: string): readonly string[];
+  stat(
+    slug: string,
+    filters: Filters | null,
+  ): Promise<{ readonly value: { readonly rankings: readonly { readonly slug: string }[] } }>;
+  series(slug: string, filters: Filters | null, range: SeriesRange, providers: null): Promise<unknown>;
+  audit(slug: string, provider: string): Promise<unknown>;
+  /** The views built from every benchmark (index, llm-context, llms.txt, featured). */
+  aggregates(): readonly (() => Promise<unknown>)[];
+  /** Compare pairs requests have asked for (newest last), recomputed like the rest. */
+  comparePairs(): readonly (readonly [string, string])[];
+  compare(a: string, b: string): Promise<unknown>;
+}
+
+/** What one pass computed, for tests and the log. */
+export interface PrewarmPass {
+  readonly slugs: readonly string[];
+  readonly views: number;
+  readonly failed: number;
+  readonly ms: number;
+}
+
+/** The live series ranges a page or a sparkline asks for first. */
+const WARM_RANGES: readonly SeriesRange[] = ['24h', '7d'];
+
+/** A pass waits this many times as long as the previous one took (see Prewarmer). */
+const DUTY_WAIT = 3;
+
+/**
+ * Computes, after new samples and off the request path, the live views requests will ask for:
+ * each Stat unfiltered and per declared filter value (and per stored region), its 24 h and 7 d
+ * series, the audits of its ranked providers, then the index, llm-context, llms.txt, featured and
+ * the compare pairs already asked for. Each goes through the publication's own caches, so a
+ * request that comes after a cycle replays stored bytes instead of computing, and a request that
+ * comes during a pass shares the computation in flight (single-flight) instead of starting another.
+ *
+ * It still runs on the event loop, one view at a time (requests interleave between views), and a
+ * pass waits three times as long as the previous pass took before it starts: at most a quarter of
+ * the loop's time goes to prewarming however fast samples come (a 600× demo appends every few ms,
+ * and its harness needs the rest); at a real cadence (cycles a minute or more apart) every cycle
+ * gets its pass.
+ */
+export class Prewarmer {
+  private pending = new Set<string>();
+  private aggregatesPending = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private running: Promise<void> | undefined;
+  private lastMs = 0;
+  private stopped = false;
+  /** Passes done, and views computed by them, since start (tests, /metrics). */
+  passes = 0;
+  views = 0;
+
+  constructor(
+    private readonly t: PrewarmTargets,
+    private readonly onPass: (p: PrewarmPass) => void = () => undefined,
+    /** The least wait between two passes (ms); a pass also waits 3 × as long as the previous one took. */
+    private readonly minGapMs = 50,
+  ) {}
+
+  /** Everything, once (at start). */
+  all(): void {
+    this.changed(new Set(this.t.specs.map((s) => s.slug)));
+  }
+
+  /** These benchmarks got new samples (or their views were dropped): warm them again soon. */
+  changed(slugs: ReadonlySet<string>): void {
+    if (this.stopped) return;
+    for (const s of slugs) this.pending.add(s);
+    this.aggregatesPending = true;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.running !== undefined || this.stopped) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.running = this.pass().finally(() => {
+          this.running = undefined;
+          if (this.pending.size > 0 || this.aggregatesPending) this.schedule();
+        });
+      },
+      Math.max(this.minGapMs, DUTY_WAIT * this.lastMs),
+    );
+    this.timer.unref?.();
+  }
+
+  /** Resolves when no pass is running or waiting (tests). */
+  async idle(): Promise<void> {
+    while (this.running !== undefined || this.timer !== undefined) {
+      await (this.running ?? new Promise((r) => setTimeout(r, 5)));
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The filter sets requests may use for one benchmark: none, then each single value. */
+  private filterSets(spec: BenchmarkSpec): (Filters | null)[] {
+    const sets: (Filters | null)[] = [null];
+    for (const dim of Object.keys(spec.dimensions)) {
+      for (const v of this.t.valuesOf(spec.slug, dim)) sets.push({ [dim]: v } as Filters);
+    }
+    return sets;
+  }
+
+  private async pass(): Promise<void> {
+    const started = performance.now();
+    const slugs = [...this.pending];
+    this.pending = new Set();
+    const aggregates = this.aggregatesPending;
+    this.aggregatesPending = false;
+    let views = 0;
+    let failed = 0;
+    const one = async (fn: () => Promise<unknown>): Promise<unknown> => {
+      // Requests waiting on the loop go first: a view answered from a cache resolves in a
+      // microtask, and a pass of those would otherwise hold the loop from its first view to its last.
+      await new Promise((r) => setImmediate(r));
+      if (this.stopped) return undefined;
+      try {
+        views++;
+        this.views++;
+        return await fn();
+      } catch {
+        // A view that cannot be computed now fails the same way for the request that asks; the
+        // request gets the error (or the last good view), the prewarm only tries again next pass.
+        failed++;
+        return undefined;
+      }
+    };
+    for (const slug of slugs) {
+      const spec = this.t.specs.find((s) => s.slug === slug);
+      if (!spec) continue;
+      let ranked: readonly string[] = [];
+      for (const filters of this.filterSets(spec)) {
+        const served = (await one(() => this.t.stat(slug, filters))) as
+          | Awaited<ReturnType<PrewarmTargets['stat']>>
+          | undefined;
+        if (filters === null && served) ranked = served.value.rankings.map((r) => r.slug);
+      }
+      for (const range of WARM_RANGES) await one(() => this.t.series(slug, null, range, null));
+      for (const p of ranked) await one(() => this.t.audit(slug, p));
+    }
+    if (aggregates) {
+      for (const view of this.t.aggregates()) await one(view);
+      for (const [a, b] of this.t.comparePairs()) await one(() => this.t.compare(a, b));
+    }
+    this.passes++;
+    this.lastMs = performance.now() - started;
+    this.onPass({ slugs, views, failed, ms: Math.round(this.lastMs) });
+  }
+}
+
+/** The publication's side of a prewarm (what Publication has; a narrow view for tests). */
+export interface PrewarmSource {
+  readonly specs: readonly BenchmarkSpec[];
+  dimensionValues(slug: string, dimension: string): readonly string[];
+  stat: PrewarmTargets['stat'];
+  series: PrewarmTargets['series'];
+  audit(slug: string, provider: string): Promise<unknown>;
+  citable(): Promise<unknown>;
+  llmContext(): Promise<unknown>;
+  llmsTxt(): Promise<unknown>;
+  featured(): Promise<unknown>;
+  comparePairs(): readonly (readonly [string, string])[];
+  compare(a: string, b: string): Promise<unknown>;
+  onChange(listener: (slugs: ReadonlySet<string>) => void): () => void;
+}
+
+/**
+ * Prewarms every live view now, then after each change the publication announces (appends, a
+ * replica's poll, views dropped). `stop` ends it (the service closes).
+ */
+export function startPrewarm(
+  pub: PrewarmSource,
+  onPass?: (p: PrewarmPass) => void,
+): { readonly prewarmer: Prewarmer; stop(): void } {
+  const prewarmer = new Prewarmer(
+    {
+      specs: pub.specs,
+      valuesOf: (slug, dim) => pub.dimensionValues(slug, dim),
+      stat: (slug, filters) => pub.stat(slug, filters),
+      series: (slug, filters, range, providers) => pub.series(slug, filters, range, providers),
+      audit: (slug, provider) => pub.audit(slug, provider),
+      aggregates: () => [
+        () => pub.citable(),
+        () => pub.llmContext(),
+        () => pub.llmsTxt(),
+        () => pub.featured(),
+      ],
+      comparePairs: () => pub.comparePairs(),
+      compare: (a, b) => pub.compare(a, b),
+    },
+    onPass,
+  );
+  const unsubscribe = pub.onChange((slugs) => prewarmer.changed(slugs));
+  prewarmer.all();
+  return {
+    prewarmer,
+    stop: () => {
+      unsubscribe();
+      prewarmer.stop();
+    },
+  };
+}

@@ -204,7 +204,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   });
   new Counter({
     name: 'publication_prewarm_views_total',
-    help: 'Live views computed off the request path after changes (src/publication/prewarm.ts)',
+    help: 'Live views the prewarm asked for off the request path, after changes (src/publication/prewarm.ts)',
     registers: [metrics],
     collect() {
       this.reset();

@@ -169,6 +169,15 @@ describe('a replica started while its engine is down', () => {
     }
     expect(performance.now() - t0).toBeLessThan(2_000);
     expect(await (await get('/healthz')).json()).toMatchObject({ status: 'degraded' });
+    // A region filter while the region values could not be read (main.ts reads them before ready):
+    // the engine's failure, not a 404 calling a measured region unknown.
+    await pub.loadDataValues();
+    for (const path of [`/api/stat/${NETWORK}?region=eu-west`, `/api/series/${NETWORK}?region=eu-west`]) {
+      const res = await get(path);
+      expect(res.status, path).toBe(503);
+      expect(res.headers.get('retry-after'), path).toBe('2');
+      expect(((await res.json()) as { error: string }).error, path).toBe('engine_unavailable');
+    }
 
     // The origin check runs in the first poll that answers, before any view reads the engine;
     // its failure keeps the engine down.

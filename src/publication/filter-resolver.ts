@@ -1,7 +1,7 @@
 import type { Filters } from '../core/api-schemas.ts';
 import { type BenchmarkSpec, DIMENSION_NAMES } from '../core/spec-schema.ts';
 import { specMetrics } from './compute.ts';
-import type { FilterResolution, PublicationContext } from './types.ts';
+import { type FilterResolution, type PublicationContext, UnavailableError } from './types.ts';
 
 /** Data-valued dimensions are read again at most this often while samples keep coming. */
 const RELOAD_MS = 200;
@@ -15,6 +15,8 @@ export class FilterResolver {
   private readonly seen = new Map<string, readonly string[]>();
   private seenLoad: Promise<void> | undefined;
   private seenStale = true;
+  /** Why the last read of the values failed; undefined once a read succeeds. */
+  private loadFailure: unknown;
 
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -41,6 +43,10 @@ export class FilterResolver {
     this.reloadTimer = undefined;
   }
 
+  /**
+   * Throws UnavailableError (the store's EngineUnavailableError when it is one) for a data-valued
+   * value not among those known while the last read of them failed: every door maps it to 503.
+   */
   resolve(slug: string, raw: Readonly<Record<string, string | undefined>>): FilterResolution {
     const spec = this.ctx.bySlug.get(slug);
     if (!spec) {
@@ -72,6 +78,9 @@ export class FilterResolver {
       // A dimension whose values come from the data (region) knows the values seen in the store.
       const values = dim.fromData ? this.dataValues(slug, d) : dim.values.map((v) => v.value);
       const match = values.find((v) => v.toLowerCase() === value);
+      // Values that could not be read say nothing about this one: the store's failure, not a 404
+      // (a replica started while its engine is down would call a measured region unknown).
+      if (match === undefined && dim.fromData && this.loadFailure !== undefined) throw this.unreadable(d);
       if (match === undefined) {
         return {
           ok: false,
@@ -84,6 +93,13 @@ export class FilterResolver {
       any = true;
     }
     return { ok: true, filters: any ? filters : null };
+  }
+
+  /** The failure to throw: the store's own (EngineUnavailableError: 503 with its Retry-After). */
+  private unreadable(dim: string): UnavailableError {
+    const e = this.loadFailure;
+    if (e instanceof UnavailableError) return e;
+    return new UnavailableError(`the ${dim} values could not be read from the store: ${String(e)}`);
   }
 
   /** A dimension's values as `resolve` accepts them (for a data-valued one: those known now). */
@@ -134,11 +150,13 @@ export class FilterResolver {
       }
       this.seen.clear();
       for (const [k, v] of next) this.seen.set(k, v);
+      this.loadFailure = undefined;
       // Samples that came while this read ran are read by the next one.
       if (this.seenStale) queueMicrotask(() => this.markStale());
     })()
-      .catch(() => {
+      .catch((e: unknown) => {
         this.seenStale = true;
+        this.loadFailure = e;
       })
       .finally(() => {
         this.seenLoad = undefined;

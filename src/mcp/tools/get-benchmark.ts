@@ -153,9 +153,10 @@ export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
           `Unknown benchmark "${slug}". Valid slugs: ${slugs.join(', ')}.`,
         );
       }
-      const resolved = publication.resolveFilters(slug, dimensionValues(args));
-      if (!resolved.ok) return toolError(resolved.error, resolved.message);
       try {
+        // Inside: region values the store could not read are its failure (engine_unavailable).
+        const resolved = publication.resolveFilters(slug, dimensionValues(args));
+        if (!resolved.ok) return toolError(resolved.error, resolved.message);
         const served = await publication.stat(slug, resolved.filters);
         if (detail === 'summary') return toolOk(summaryOf(served.value));
         return resultFor(served.body);

@@ -48,13 +48,14 @@ export function getSeriesTool(ctx: ToolContext): BuiltTool {
     output: seriesSchema,
     async run(args) {
       if (!publication.series) return toolError('unavailable', 'Series are not available on this server.');
-      const r = resolveSeriesRequest(publication, args.slug, {
-        range: args.range,
-        providers: args.providers,
-        ...dimensionValues(args),
-      });
-      if (!r.ok) return toolError(r.error, r.message);
       try {
+        // Inside: region values the store could not read are its failure (engine_unavailable).
+        const r = resolveSeriesRequest(publication, args.slug, {
+          range: args.range,
+          providers: args.providers,
+          ...dimensionValues(args),
+        });
+        if (!r.ok) return toolError(r.error, r.message);
         const served = await publication.series(args.slug, r.filters, r.range, r.providers);
         let res = results.get(served.body);
         if (!res) {

@@ -11,7 +11,6 @@ import { HotPath } from './http/hot-path.ts';
 import { bindServer, boundPort, LIMITS } from './http/node-server.ts';
 import { CACHE } from './http/respond.ts';
 import { answerStarting } from './http/starting.ts';
-import { loadShedder } from './load-shed.ts';
 import type { Logger } from './log.ts';
 import { MCP_PATH } from './mcp/routes.ts';
 import { VIEW_READ_DEADLINE_MS } from './publication/engine-deadlines.ts';
@@ -63,22 +62,6 @@ function tooLarge(req: IncomingMessage): boolean {
   if ((req.url ?? '').split('?')[0] === MCP_PATH) return false;
   if (te !== undefined) return true;
   return !/^\d+$/.test(cl ?? '') || Number(cl) > LIMITS.maxBodyBytes;
-}
-
-/**
- * /metrics renders every series prom-client holds (several ms each time): 50 clients on it alone
- * took /api/stat from 30k to 0.5 req/s on 2 cores. A scraper retries on the next interval anyway.
- */
-function busy(): Response {
-  const body = JSON.stringify({ error: 'busy', message: 'The server is busy; retry in a second.' });
-  return new Response(body, {
-    status: 503,
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      'cache-control': CACHE.none,
-      'retry-after': '1',
-    },
-  });
 }
 
 function payloadTooLarge(): Response {
@@ -218,7 +201,6 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   const route = (req: Request, env: HttpBindings, storable: boolean) => {
     const incoming = env.incoming;
     if (tooLarge(incoming)) return payloadTooLarge();
-    if (incoming.url === '/metrics' && loadShedder.overloaded()) return busy();
     if (!storable) return app.fetch(req, env);
     const epoch = hotPath.begin();
     const res = app.fetch(req, env);

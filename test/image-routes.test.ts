@@ -12,11 +12,11 @@ import { type PublicationApi, type Served, UnknownBenchmarkError } from '../src/
 import { ImageService, type OgRenderer } from '../src/render/image-service.ts';
 import type { OgRenderResult } from '../src/render/og-render.ts';
 import { OgWorkerClient } from '../src/render/og-worker-client.ts';
-import { createImageService, registerImageRoutes } from '../src/render/routes.ts';
+import { createImageService, registerImageRoutes, SVG_LIMIT } from '../src/render/routes.ts';
 import { sampleStats } from './fixtures/sample-stats.ts';
 
 /** A small stand-in for the real publication: fixed Stat records, swappable, with onChange. */
-function testPublication(stats: readonly Stat[], opts: { peek?: boolean } = {}) {
+function testPublication(stats: readonly Stat[], opts: { peek?: boolean; gate?: Promise<void> } = {}) {
   let statCalls = 0;
   const serve = (s: Stat): Served<Stat> => {
     const body = new TextEncoder().encode(JSON.stringify(s));
@@ -30,6 +30,7 @@ function testPublication(stats: readonly Stat[], opts: { peek?: boolean } = {}) 
     resolveFilters: () => ({ ok: true, filters: null }),
     stat: async (slug: string, _f: Filters | null) => {
       statCalls += 1;
+      await opts.gate;
       const s = bySlug.get(slug);
       if (!s) throw new UnknownBenchmarkError(slug);
       return s;
@@ -53,8 +54,8 @@ function testPublication(stats: readonly Stat[], opts: { peek?: boolean } = {}) 
 const stats = sampleStats('http://bench.test');
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
-function setup(opts: { svgCacheSize?: number; peek?: boolean } = {}) {
-  const pub = testPublication(stats, { peek: opts.peek ?? false });
+function setup(opts: { svgCacheSize?: number; peek?: boolean; gate?: Promise<void> } = {}) {
+  const pub = testPublication(stats, { peek: opts.peek ?? false, ...(opts.gate ? { gate: opts.gate } : {}) });
   const deps: AppDeps = {
     config: testConfig({ siteName: 'Citebench' }),
     publication: pub.api,
@@ -265,7 +266,7 @@ describe('SVG cache bound', () => {
   });
   afterAll(() => t.images.close());
 
-  it('under load, a known SVG variant is re-rendered for new data; a new variant gets 503', async () => {
+  it('under load, a known SVG variant is re-rendered for new data, and a new size of a computed Stat is drawn (issue 26: it waits in the SVG queue)', async () => {
     const u = setup({ peek: true });
     const overloaded = vi.spyOn(loadShedder, 'overloaded').mockReturnValue(true);
     try {
@@ -278,10 +279,54 @@ describe('SVG cache bound', () => {
       u.pub.update({ ...first, headline: `${first.headline} (updated)` });
       const after = await u.app.request(`/api/sparkline/${first.slug}?w=300&h=60`);
       expect(after.status).toBe(200);
+      // Before issue 26 a new size under load was refused (503) although its Stat was computed.
       const fresh = await u.app.request(`/api/sparkline/${first.slug}?w=301&h=60`);
-      expect(fresh.status).toBe(503);
+      expect(fresh.status).toBe(200);
+      expect(await fresh.text()).toMatch(/<svg[^>]* width="301"/);
     } finally {
       overloaded.mockRestore();
+      await u.images.close();
+    }
+  });
+
+  it('under load, a new variant whose Stat must be computed first is refused: 503 render_busy with Retry-After (the shedder, last resort)', async () => {
+    const u = setup({ svgCacheSize: 10 });
+    const overloaded = vi.spyOn(loadShedder, 'overloaded').mockReturnValue(true);
+    try {
+      const res = await u.app.request(`/api/sparkline/${(stats[0] as Stat).slug}?w=302&h=60`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect((await json(res)).error).toBe('render_busy');
+    } finally {
+      overloaded.mockRestore();
+      await u.images.close();
+    }
+  });
+
+  it(`new variants wait in one queue (${SVG_LIMIT.running} drawn, ${SVG_LIMIT.queued} waiting); only a full queue answers 503 with Retry-After, and the waiting ones are drawn`, async () => {
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const u = setup({ peek: true, gate });
+    try {
+      const slug = (stats[0] as Stat).slug;
+      const n = SVG_LIMIT.running + SVG_LIMIT.queued + 3;
+      let settled = 0;
+      const pending = Array.from({ length: n }, (_, i) =>
+        Promise.resolve(u.app.request(`/api/sparkline/${slug}?w=${200 + i}&h=60`)).finally(() => settled++),
+      );
+      // The requests beyond the queue are answered at once, while the others wait on the Stat: the
+      // gate opens once three have been answered (so the queue was full), however slow the machine.
+      for (let i = 0; i < 500 && settled < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(settled).toBe(3);
+      open();
+      const answers = await Promise.all(pending);
+      const statuses = answers.map((r) => r.status);
+      expect(statuses.filter((s) => s === 200).length).toBe(SVG_LIMIT.running + SVG_LIMIT.queued);
+      expect(statuses.filter((s) => s === 503).length).toBe(3);
+      for (const r of answers.filter((a) => a.status === 503)) expect(r.headers.get('retry-after')).toBe('1');
+    } finally {
       await u.images.close();
     }
   });

@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import type { BlankEnv, BlankSchema } from 'hono/types';
 import { Counter } from 'prom-client';
 import { etagOf } from '../core/hash.ts';
+import { loadShedder } from '../load-shed.ts';
 import type { Logger } from '../log.ts';
 import type { Publication } from '../publication/publication.ts';
 import { JSON_TYPE } from './answers.ts';
@@ -12,6 +13,7 @@ import { registerDatasetRoutes } from './dataset-routes.ts';
 import type { AppDeps } from './deps.ts';
 import { FOREVER } from './hot-path.ts';
 import { registerLlmsRoutes } from './llms-routes.ts';
+import { MetricsText } from './metrics-text.ts';
 import { type HtmlErrorPage, wantsHtml } from './negotiate.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerProviderRoutes } from './provider-routes.ts';
@@ -54,6 +56,7 @@ export function buildApp(deps: HttpDeps): Hono {
   const pub = deps.publication;
   // Its registry collects the documented operations; /api/openapi.json is generated from it.
   const app = new OpenAPIHono<BlankEnv, BlankSchema>();
+  const metricsText = new MetricsText(deps.metrics, () => loadShedder.overloaded());
   // Both read the publication's counts when scraped (the frozen days themselves never change).
   const fromPublication = (name: string, help: string, read: () => number) => {
     if (deps.metrics.getSingleMetric(name)) return;
@@ -98,7 +101,7 @@ export function buildApp(deps: HttpDeps): Hono {
     app,
     metricsRoute,
     async (c) => {
-      const text = await deps.metrics.metrics();
+      const text = await metricsText.text();
       return c.body(text, 200, { 'content-type': deps.metrics.contentType, 'cache-control': CACHE.none });
     },
     { hidden: true },

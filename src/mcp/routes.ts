@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { WorkLimit } from '../concurrency/work-limit.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { CACHE } from '../http/respond.ts';
 import { openRoute } from '../http/route-kit.ts';
@@ -13,7 +14,7 @@ import { createStoreQueryEngine } from './promql/store-engine.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './sdk-constants.ts';
 import { createMcpCore } from './server.ts';
-import { limitedEngine, PROMQL_LIMIT, WorkLimit } from './work-limit.ts';
+import { limitedEngine, PROMQL_LIMIT } from './work-limit.ts';
 
 export { MCP_PATH };
 

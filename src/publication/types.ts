@@ -49,7 +49,10 @@ export type CompareResult =
 export interface PublicationApi {
   readonly specs: readonly BenchmarkSpec[];
   spec(slug: string): BenchmarkSpec | undefined;
-  /** Validates raw dimension query values against what the benchmark declares. */
+  /**
+   * Validates raw dimension query values against what the benchmark declares; throws
+   * UnavailableError when region values the store could not read are needed (filter-resolver.ts).
+   */
   resolveFilters(slug: string, raw: Readonly<Record<string, string | undefined>>): FilterResolution;
   /**
    * The values of a benchmark's data-valued dimension (the regions its own samples carry), as
@@ -58,6 +61,8 @@ export interface PublicationApi {
   dimensionValues?(slug: string, dimension: string): readonly string[];
   /** The full record of /api/stat/{slug}; throws UnknownBenchmarkError for unknown slugs. */
   stat(slug: string, filters: Filters | null): Promise<Served<Stat>>;
+  /** The Stat when it is computed and current, synchronously; else undefined (optional fast path). */
+  peekStat?(slug: string, filters: Filters | null): Served<Stat> | undefined;
   /** The live index of /api/citable. */
   citable(): Promise<Served<CitableIndex>>;
   /** GET /api/compare/{a}/{b}. */

@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { BusyError, WorkLimit } from '../concurrency/work-limit.ts';
 import type { Filters } from '../core/api-schemas.ts';
 import { parseSparklineParams } from '../core/sparkline-svg.ts';
 import { badDate } from '../http/answers.ts';
@@ -46,7 +47,7 @@ async function serve(
       deps.publication.specs.map((s) => s.slug),
     );
     if (mapped) return mapped;
-    if (err instanceof RenderBusyError) return renderBusy(c);
+    if (err instanceof RenderBusyError || err instanceof BusyError) return renderBusy(c);
     // Anything else reaches app.onError (logged, 500 JSON).
     throw err;
   }
@@ -81,7 +82,12 @@ function readFilters(c: Context, deps: AppDeps, slug: string, v: RawQuery): Filt
 }
 
 /** GET /api/og/{slug} (PNG) and GET /api/sparkline/{slug}?w&h&theme (SVG), both with the Stat's filters. */
+/** New SVG variants: one drawn at a time, 32 waiting; beyond that 503 render_busy with Retry-After. */
+export const SVG_LIMIT = { running: 1, queued: 32 } as const;
+
 export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageService): void {
+  // Not refused on utilization: a queued render holds no loop time while it waits.
+  const svgQueue = new WorkLimit(SVG_LIMIT.running, SVG_LIMIT.queued, null);
   /** `?date=`: the image of a frozen day, as every link inside a day snapshot points to. */
   const dated = async (
     c: Context,
@@ -159,10 +165,16 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
       });
       const hit = images.peekSvg(slug, params, f.filters);
       if (hit) return sendBytes(c, hit, source(hit));
-      // w and h are the client's, so every request can be a miss: a new variant renders only while
-      // the loop has room. A variant already served is re-rendered for new data even under load (a
-      // microseconds-long render, once per change), or a busy service would answer 503 until idle.
-      if (!images.knowsSvg(slug, params, f.filters) && loadShedder.overloaded()) return renderBusy(c);
+      // w and h are the client's, so every request can be a miss. Drawing is synchronous and
+      // microseconds long; what can cost is the Stat. A variant already served is re-rendered for
+      // new data even under load. A new variant of a Stat already computed (the prewarm computes
+      // them after each cycle) waits in the SVG queue: only a full queue answers 503. A new variant
+      // whose Stat must be computed under overload is refused: the shedder is the last resort.
+      if (!images.knowsSvg(slug, params, f.filters)) {
+        const cached = deps.publication.peekStat?.(slug, f.filters) !== undefined;
+        if (!cached && loadShedder.overloaded()) return renderBusy(c);
+        return serve(c, deps, () => svgQueue.run(() => images.getSvg(slug, params, f.filters)), source);
+      }
       return serve(c, deps, () => images.getSvg(slug, params, f.filters), source);
     },
     { onInvalid },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BusyError } from '../../concurrency/work-limit.ts';
 import {
   FAMILIES,
   type FamilyShape,
@@ -10,7 +11,6 @@ import { PromQueryError } from '../promql/errors.ts';
 import type { PromResult } from '../promql/result.ts';
 import { DEFAULT_LOOKBACK_MS } from '../promql/store-engine.ts';
 import { type BuiltTool, buildTool, toolError, toolOk } from '../tool-def.ts';
-import { BusyError } from '../work-limit.ts';
 import type { ToolContext } from './context.ts';
 
 const MAX_WINDOW_SEC = 604_800;

@@ -41,21 +41,27 @@ function counted(store: Store): { store: Store; reads: { n: number } } {
   return { store: wrapped, reads };
 }
 
+/** 3 days of demo samples in DuckDB; a publication over a store whose reads are counted. */
+async function counted3Days() {
+  const specs = await loadSpecs(BENCHMARKS_DIR);
+  const duck = await openDuckDbStore({ path: ':memory:' });
+  closing.push(() => duck.close());
+  await duck.append(buildDataset({ seed: 7, days: 3, end: NOW - 60 * 60_000 }));
+  const { store, reads } = counted(duck);
+  const pub = createPublication({
+    specs,
+    store,
+    config: testConfig({ baseUrl: 'http://bench.test', siteName: 'Citebench' }),
+    clock: () => NOW,
+  });
+  closing.push(() => pub.close());
+  await pub.loadDataValues();
+  return { specs, duck, store, reads, pub };
+}
+
 describe('prewarm: live views computed at cycle end', () => {
   it('after an append, every Stat (unfiltered and per value), its 24 h and 7 d series, audits, the index and asked compare pairs are ready: a request reads nothing', async () => {
-    const specs = await loadSpecs(BENCHMARKS_DIR);
-    const duck = await openDuckDbStore({ path: ':memory:' });
-    closing.push(() => duck.close());
-    await duck.append(buildDataset({ seed: 7, days: 3, end: NOW - 60 * 60_000 }));
-    const { store, reads } = counted(duck);
-    const pub = createPublication({
-      specs,
-      store,
-      config: testConfig({ baseUrl: 'http://bench.test', siteName: 'Citebench' }),
-      clock: () => NOW,
-    });
-    closing.push(() => pub.close());
-    await pub.loadDataValues();
+    const { specs, duck, store, reads, pub } = await counted3Days();
     const pw = startPrewarm(pub);
     closing.push(() => pw.stop());
     // A compare pair asked once is remembered and recomputed after changes.
@@ -84,19 +90,7 @@ describe('prewarm: live views computed at cycle end', () => {
   }, 60_000);
 
   it('without it, the same requests after the append compute (the test above can fail)', async () => {
-    const specs = await loadSpecs(BENCHMARKS_DIR);
-    const duck = await openDuckDbStore({ path: ':memory:' });
-    closing.push(() => duck.close());
-    await duck.append(buildDataset({ seed: 7, days: 3, end: NOW - 60 * 60_000 }));
-    const { store, reads } = counted(duck);
-    const pub = createPublication({
-      specs,
-      store,
-      config: testConfig({ baseUrl: 'http://bench.test', siteName: 'Citebench' }),
-      clock: () => NOW,
-    });
-    closing.push(() => pub.close());
-    await pub.loadDataValues();
+    const { specs, duck, store, reads, pub } = await counted3Days();
     const trade = specs.find((s) => s.slug === 'token-trade-coverage') as BenchmarkSpec;
     const [a, b] = trade.providers.map((p) => p.slug) as [string, string];
     await everyView(pub, specs, [a, b]);

@@ -297,6 +297,9 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     expect(index.status).toBe(200);
     expect(body(index).site?.degraded).toBeUndefined();
     expect(await health(a)).toBe('ok');
+    // A replica computes views when asked, never all of them after each poll (src/main.ts).
+    const metrics = (await get(a.base, '/metrics')).text;
+    expect(/^publication_prewarm_views_total (\d+)/m.exec(metrics)?.[1]).toBe('0');
     noError();
   }, 120_000);
 

@@ -16,5 +16,5 @@ export const defaultRoutes: readonly RouteRegistrar[] = [
     registerChartRoutes(app, core.publication);
   },
   (app, core) => registerMcpRoutes(app, core),
-  (app, core) => registerPageRoutes(app, core.publication, core.clock),
+  (app, core) => registerPageRoutes(app, core.publication, core.clock, core.metrics),
 ];

@@ -15,7 +15,7 @@ import type { Logger } from './log.ts';
 import { MCP_PATH } from './mcp/routes.ts';
 import { VIEW_READ_DEADLINE_MS } from './publication/engine-deadlines.ts';
 import { loadSpecs } from './publication/load-specs.ts';
-import { startPrewarm } from './publication/prewarm.ts';
+import { type Prewarmer, startPrewarm } from './publication/prewarm.ts';
 import { createPublication, type Publication } from './publication/publication.ts';
 import type { StartupState } from './startup-state.ts';
 import { openStore } from './store/open-store.ts';
@@ -48,7 +48,7 @@ export interface Service {
    * Starts computing live views off the request path (src/publication/prewarm.ts): all of them now,
    * then those each change touches. main.ts starts it once the service is ready (after the backfill).
    */
-  startPrewarm(): void;
+  startPrewarm(): Prewarmer;
   /** Drains (default grace), runs close hooks, checkpoints and closes the store. */
   close(): Promise<void>;
 }
@@ -271,9 +271,24 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     },
     drain,
     startPrewarm: () => {
-      prewarm ??= startPrewarm(publication, (p) =>
-        log.debug('prewarm pass', { benchmarks: p.slugs.length, views: p.views, failed: p.failed, ms: p.ms }),
+      // Pages render through the app itself, so their caches (Stats, chart, HTML) are the ones a
+      // request reads; the body is read to the end and dropped.
+      const page = async (path: string) => {
+        const res = await app.request(path);
+        await res.arrayBuffer();
+      };
+      prewarm ??= startPrewarm(
+        publication,
+        (p) =>
+          log.debug('prewarm pass', {
+            benchmarks: p.slugs.length,
+            views: p.views,
+            failed: p.failed,
+            ms: p.ms,
+          }),
+        { benchmark: (slug) => page(`/benchmarks/${slug}`), home: () => page('/') },
       );
+      return prewarm.prewarmer;
     },
     close: async () => {
       prewarm?.stop();

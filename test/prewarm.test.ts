@@ -15,6 +15,7 @@ import { openDuckDbStore } from '../src/store/duckdb-store.ts';
 import type { Store } from '../src/store/sample-store.ts';
 import { everyView } from './helpers/every-view.ts';
 import { BENCHMARKS_DIR, NOW } from './helpers/fixture.ts';
+import { startServer } from './helpers/server.ts';
 
 const closing: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -175,4 +176,36 @@ describe('prewarm: live views computed at cycle end', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(calls).toBe(1);
   });
+
+  it('a service prewarms the HTML pages too: after a cycle, the home page and each benchmark page are served without rendering', async () => {
+    const srv = await startServer();
+    closing.push(() => srv.close());
+    const renders = async () =>
+      Number(/^html_page_renders_total (\d+)/m.exec(await (await srv.get('/metrics')).text())?.[1]);
+    const pw = srv.service.startPrewarm();
+    await pw.idle();
+    const specs = srv.service.specs;
+    const trade = specs.find((s) => s.slug === 'token-trade-coverage') as BenchmarkSpec;
+    // A new cycle of one benchmark 30 s later: its Stat, chart and page change. (Within the 1-minute
+    // grid step of the RPC benchmarks: a point moved by the clock alone is not prewarmed.)
+    const fresh: Sample[] = [];
+    for (const metric of specMetrics(trade)) {
+      for (const s of await srv.service.store.latest({ metric, at: NOW })) {
+        fresh.push({ ...s, t: NOW + 30_000, v: s.v + 1 });
+      }
+    }
+    srv.clock.now = NOW + 30_000;
+    expect(fresh.length).toBeGreaterThan(0);
+    const before = await renders();
+    await srv.service.store.append(fresh);
+    await pw.idle();
+    const prewarmed = await renders();
+    expect(prewarmed).toBeGreaterThan(before);
+    for (const path of ['/', ...specs.map((s) => `/benchmarks/${s.slug}`)]) {
+      const res = await srv.get(path);
+      expect(res.status, path).toBe(200);
+      await res.arrayBuffer();
+    }
+    expect(await renders()).toBe(prewarmed);
+  }, 60_000);
 });

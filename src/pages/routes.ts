@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { Counter, type Registry } from 'prom-client';
 import type { Filters, Stat } from '../core/api-schemas.ts';
 import { etagOf } from '../core/hash.ts';
 import { DEFAULT_CHART_RANGE } from '../core/history-svg.ts';
@@ -63,9 +64,25 @@ const today = (now: number) => new Date(now).toISOString().slice(0, 10);
  * The public HTML pages every published URL points at: /, /benchmarks/{slug}, /compare/{a}-vs-{b}.
  * Returns the site's HTML error page, which the HTTP layer shows browsers that hit no route.
  */
-export function registerPageRoutes(app: Hono, pub: Publication, clock: () => number = Date.now): RouteExtras {
+export function registerPageRoutes(
+  app: Hono,
+  pub: Publication,
+  clock: () => number = Date.now,
+  metrics?: Registry,
+): RouteExtras {
   // Rendered pages keyed by the ETags of the data they show: a page renders once per data version.
   const cache = new TextCache(500);
+  if (metrics && !metrics.getSingleMetric('html_page_renders_total')) {
+    new Counter({
+      name: 'html_page_renders_total',
+      help: 'HTML pages rendered (each page renders once per version of the data it shows)',
+      registers: [metrics],
+      collect() {
+        this.reset();
+        this.inc(cache.builds);
+      },
+    });
+  }
   const charts = new HistoryCharts(pub);
   const siteName = pub.site.name;
   /** The spec's derivation mode: what a benchmark's values are (a listing read or a window p50). */

@@ -18,6 +18,8 @@ export interface PrewarmTargets {
   /** Compare pairs requests have asked for (newest last), recomputed like the rest. */
   comparePairs(): readonly (readonly [string, string])[];
   compare(a: string, b: string): Promise<unknown>;
+  /** A benchmark's HTML page, rendered through the app (its Stats, 7 d chart and HTML cached). */
+  page?(slug: string): Promise<unknown>;
 }
 
 /** What one pass computed, for tests and the log. */
@@ -37,8 +39,8 @@ const DUTY_WAIT = 3;
 /**
  * Computes, after new samples and off the request path, the live views requests will ask for:
  * each Stat unfiltered and per declared filter value (and per stored region), its 24 h and 7 d
- * series, the audits of its ranked providers, then the index, llm-context, llms.txt, featured and
- * the compare pairs already asked for. Each goes through the publication's own caches, so a
+ * series, the audits of its ranked providers and its HTML page, then the index, llm-context,
+ * llms.txt, featured, the home page and the compare pairs already asked for. Each goes through the publication's own caches, so a
  * request that comes after a cycle replays stored bytes instead of computing, and a request that
  * comes during a pass shares the computation in flight (single-flight) instead of starting another.
  *
@@ -152,6 +154,8 @@ export class Prewarmer {
       }
       for (const range of WARM_RANGES) await one(() => this.t.series(slug, null, range, null));
       for (const p of ranked) await one(() => this.t.audit(slug, p));
+      const page = this.t.page?.bind(this.t);
+      if (page) await one(() => page(slug));
     }
     if (aggregates) {
       for (const view of this.t.aggregates()) await one(view);
@@ -186,6 +190,7 @@ export interface PrewarmSource {
 export function startPrewarm(
   pub: PrewarmSource,
   onPass?: (p: PrewarmPass) => void,
+  pages?: { benchmark(slug: string): Promise<unknown>; home(): Promise<unknown> },
 ): { readonly prewarmer: Prewarmer; stop(): void } {
   const prewarmer = new Prewarmer(
     {
@@ -199,9 +204,11 @@ export function startPrewarm(
         () => pub.llmContext(),
         () => pub.llmsTxt(),
         () => pub.featured(),
+        ...(pages ? [() => pages.home()] : []),
       ],
       comparePairs: () => pub.comparePairs(),
       compare: (a, b) => pub.compare(a, b),
+      ...(pages ? { page: (slug: string) => pages.benchmark(slug) } : {}),
     },
     onPass,
   );

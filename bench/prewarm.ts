@@ -38,7 +38,7 @@ const side = async (prewarm: boolean) => {
   });
   await pub.loadDataValues();
   const passes: number[] = [];
-  const pw = prewarm ? startPrewarm(pub, (p) => passes.push(p.ms)) : undefined;
+  const pw = prewarm ? startPrewarm(pub, { onPass: (p) => passes.push(p.ms) }) : undefined;
   return { store, pub, pw, passes };
 };
 const warm = await side(true);

@@ -277,17 +277,16 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
         const res = await app.request(path);
         await res.arrayBuffer();
       };
-      prewarm ??= startPrewarm(
-        publication,
-        (p) =>
+      prewarm ??= startPrewarm(publication, {
+        pages: { benchmark: (slug) => page(`/benchmarks/${slug}`), home: () => page('/') },
+        onPass: (p) =>
           log.debug('prewarm pass', {
             benchmarks: p.slugs.length,
             views: p.views,
             failed: p.failed,
             ms: p.ms,
           }),
-        { benchmark: (slug) => page(`/benchmarks/${slug}`), home: () => page('/') },
-      );
+      });
       return prewarm.prewarmer;
     },
     close: async () => {

@@ -122,19 +122,21 @@ describe('prewarm: live views computed at cycle end', () => {
     const pw = new Prewarmer(
       {
         specs: [spec],
-        valuesOf: () => [],
+        dimensionValues: () => [],
         stat: async () => {
           view();
           return { value: { rankings: [] } };
         },
         series: async () => view(),
         audit: async () => undefined,
-        aggregates: () => [async () => view()],
+        citable: async () => view(),
+        llmContext: async () => undefined,
+        llmsTxt: async () => undefined,
+        featured: async () => undefined,
         comparePairs: () => [],
         compare: async () => undefined,
       },
-      (p) => (inPasses += p.ms),
-      1,
+      { onPass: (p) => (inPasses += p.ms), minGapMs: 1 },
     );
     closing.push(() => pw.stop());
     const tick = setInterval(() => ticks++, 1);
@@ -157,14 +159,17 @@ describe('prewarm: live views computed at cycle end', () => {
     let calls = 0;
     const pw = new Prewarmer({
       specs: [{ slug: 'b', dimensions: {} } as unknown as BenchmarkSpec],
-      valuesOf: () => [],
+      dimensionValues: () => [],
       stat: async () => {
         calls++;
         return { value: { rankings: [] } };
       },
       series: async () => undefined,
       audit: async () => undefined,
-      aggregates: () => [],
+      citable: async () => undefined,
+      llmContext: async () => undefined,
+      llmsTxt: async () => undefined,
+      featured: async () => undefined,
       comparePairs: () => [],
       compare: async () => undefined,
     });

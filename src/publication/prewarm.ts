@@ -3,23 +3,29 @@ import type { SeriesRange } from '../core/series.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 
 /** The views a prewarm computes, as the publication serves them (each call fills its cache). */
-export interface PrewarmTargets {
+export interface PrewarmSource {
   readonly specs: readonly BenchmarkSpec[];
   /** A dimension's values as requests may ask for them (declared, or the regions stored). */
-  valuesOf(slug: string, dimension: string): readonly string[];
+  dimensionValues(slug: string, dimension: string): readonly string[];
   stat(
     slug: string,
     filters: Filters | null,
   ): Promise<{ readonly value: { readonly rankings: readonly { readonly slug: string }[] } }>;
   series(slug: string, filters: Filters | null, range: SeriesRange, providers: null): Promise<unknown>;
   audit(slug: string, provider: string): Promise<unknown>;
-  /** The views built from every benchmark (index, llm-context, llms.txt, featured). */
-  aggregates(): readonly (() => Promise<unknown>)[];
+  citable(): Promise<unknown>;
+  llmContext(): Promise<unknown>;
+  llmsTxt(): Promise<unknown>;
+  featured(): Promise<unknown>;
   /** Compare pairs requests have asked for (newest last), recomputed like the rest. */
   comparePairs(): readonly (readonly [string, string])[];
   compare(a: string, b: string): Promise<unknown>;
-  /** A benchmark's HTML page, rendered through the app (its Stats, 7 d chart and HTML cached). */
-  page?(slug: string): Promise<unknown>;
+}
+
+/** HTML pages, rendered through the app (their Stats, 7 d chart and HTML are cached there). */
+export interface PrewarmPages {
+  benchmark(slug: string): Promise<unknown>;
+  home(): Promise<unknown>;
 }
 
 /** What one pass computed, for tests and the log. */
@@ -40,9 +46,10 @@ const DUTY_WAIT = 3;
  * Computes, after new samples and off the request path, the live views requests will ask for:
  * each Stat unfiltered and per declared filter value (and per stored region), its 24 h and 7 d
  * series, the audits of its ranked providers and its HTML page, then the index, llm-context,
- * llms.txt, featured, the home page and the compare pairs already asked for. Each goes through the publication's own caches, so a
- * request that comes after a cycle replays stored bytes instead of computing, and a request that
- * comes during a pass shares the computation in flight (single-flight) instead of starting another.
+ * llms.txt, featured, the home page and the compare pairs already asked for. Each goes through the
+ * publication's own caches, so a request that comes after a cycle replays stored bytes instead of
+ * computing, and a request that comes during a pass shares the computation in flight
+ * (single-flight) instead of starting another.
  *
  * It still runs on the event loop, one view at a time (requests interleave between views), and a
  * pass waits three times as long as the previous pass took before it starts: at most a quarter of
@@ -61,16 +68,23 @@ export class Prewarmer {
   passes = 0;
   views = 0;
 
+  private readonly pages: PrewarmPages | undefined;
+  private readonly onPass: (p: PrewarmPass) => void;
+  /** The least wait between two passes (ms); a pass also waits 3 × as long as the previous one took. */
+  private readonly minGapMs: number;
+
   constructor(
-    private readonly t: PrewarmTargets,
-    private readonly onPass: (p: PrewarmPass) => void = () => undefined,
-    /** The least wait between two passes (ms); a pass also waits 3 × as long as the previous one took. */
-    private readonly minGapMs = 50,
-  ) {}
+    private readonly pub: PrewarmSource,
+    opts: { pages?: PrewarmPages; onPass?: (p: PrewarmPass) => void; minGapMs?: number } = {},
+  ) {
+    this.pages = opts.pages;
+    this.onPass = opts.onPass ?? (() => undefined);
+    this.minGapMs = opts.minGapMs ?? 50;
+  }
 
   /** Everything, once (at start). */
   all(): void {
-    this.changed(new Set(this.t.specs.map((s) => s.slug)));
+    this.changed(new Set(this.pub.specs.map((s) => s.slug)));
   }
 
   /** These benchmarks got new samples (or their views were dropped): warm them again soon. */
@@ -113,7 +127,7 @@ export class Prewarmer {
   private filterSets(spec: BenchmarkSpec): (Filters | null)[] {
     const sets: (Filters | null)[] = [null];
     for (const dim of Object.keys(spec.dimensions)) {
-      for (const v of this.t.valuesOf(spec.slug, dim)) sets.push({ [dim]: v } as Filters);
+      for (const v of this.pub.dimensionValues(spec.slug, dim)) sets.push({ [dim]: v } as Filters);
     }
     return sets;
   }
@@ -142,24 +156,32 @@ export class Prewarmer {
         return undefined;
       }
     };
+    const { pub, pages } = this;
     for (const slug of slugs) {
-      const spec = this.t.specs.find((s) => s.slug === slug);
+      const spec = pub.specs.find((s) => s.slug === slug);
       if (!spec) continue;
       let ranked: readonly string[] = [];
       for (const filters of this.filterSets(spec)) {
-        const served = (await one(() => this.t.stat(slug, filters))) as
-          | Awaited<ReturnType<PrewarmTargets['stat']>>
+        const served = (await one(() => pub.stat(slug, filters))) as
+          | Awaited<ReturnType<PrewarmSource['stat']>>
           | undefined;
         if (filters === null && served) ranked = served.value.rankings.map((r) => r.slug);
       }
-      for (const range of WARM_RANGES) await one(() => this.t.series(slug, null, range, null));
-      for (const p of ranked) await one(() => this.t.audit(slug, p));
-      const page = this.t.page?.bind(this.t);
-      if (page) await one(() => page(slug));
+      for (const range of WARM_RANGES) await one(() => pub.series(slug, null, range, null));
+      for (const p of ranked) await one(() => pub.audit(slug, p));
+      if (pages) await one(() => pages.benchmark(slug));
     }
     if (aggregates) {
-      for (const view of this.t.aggregates()) await one(view);
-      for (const [a, b] of this.t.comparePairs()) await one(() => this.t.compare(a, b));
+      for (const view of [
+        () => pub.citable(),
+        () => pub.llmContext(),
+        () => pub.llmsTxt(),
+        () => pub.featured(),
+      ]) {
+        await one(view);
+      }
+      if (pages) await one(() => pages.home());
+      for (const [a, b] of pub.comparePairs()) await one(() => pub.compare(a, b));
     }
     this.passes++;
     this.lastMs = performance.now() - started;
@@ -167,51 +189,15 @@ export class Prewarmer {
   }
 }
 
-/** The publication's side of a prewarm (what Publication has; a narrow view for tests). */
-export interface PrewarmSource {
-  readonly specs: readonly BenchmarkSpec[];
-  dimensionValues(slug: string, dimension: string): readonly string[];
-  stat: PrewarmTargets['stat'];
-  series: PrewarmTargets['series'];
-  audit(slug: string, provider: string): Promise<unknown>;
-  citable(): Promise<unknown>;
-  llmContext(): Promise<unknown>;
-  llmsTxt(): Promise<unknown>;
-  featured(): Promise<unknown>;
-  comparePairs(): readonly (readonly [string, string])[];
-  compare(a: string, b: string): Promise<unknown>;
-  onChange(listener: (slugs: ReadonlySet<string>) => void): () => void;
-}
-
 /**
  * Prewarms every live view now, then after each change the publication announces (appends, a
  * replica's poll, views dropped). `stop` ends it (the service closes).
  */
 export function startPrewarm(
-  pub: PrewarmSource,
-  onPass?: (p: PrewarmPass) => void,
-  pages?: { benchmark(slug: string): Promise<unknown>; home(): Promise<unknown> },
+  pub: PrewarmSource & { onChange(listener: (slugs: ReadonlySet<string>) => void): () => void },
+  opts: { pages?: PrewarmPages; onPass?: (p: PrewarmPass) => void } = {},
 ): { readonly prewarmer: Prewarmer; stop(): void } {
-  const prewarmer = new Prewarmer(
-    {
-      specs: pub.specs,
-      valuesOf: (slug, dim) => pub.dimensionValues(slug, dim),
-      stat: (slug, filters) => pub.stat(slug, filters),
-      series: (slug, filters, range, providers) => pub.series(slug, filters, range, providers),
-      audit: (slug, provider) => pub.audit(slug, provider),
-      aggregates: () => [
-        () => pub.citable(),
-        () => pub.llmContext(),
-        () => pub.llmsTxt(),
-        () => pub.featured(),
-        ...(pages ? [() => pages.home()] : []),
-      ],
-      comparePairs: () => pub.comparePairs(),
-      compare: (a, b) => pub.compare(a, b),
-      ...(pages ? { page: (slug: string) => pages.benchmark(slug) } : {}),
-    },
-    onPass,
-  );
+  const prewarmer = new Prewarmer(pub, opts);
   const unsubscribe = pub.onChange((slugs) => prewarmer.changed(slugs));
   prewarmer.all();
   return {

@@ -81,9 +81,10 @@ function readFilters(c: Context, deps: AppDeps, slug: string, v: RawQuery): Filt
   return { ok: true, filters: f.filters, date: undefined };
 }
 
-/** GET /api/og/{slug} (PNG) and GET /api/sparkline/{slug}?w&h&theme (SVG), both with the Stat's filters. */
 /** New SVG variants: one drawn at a time, 32 waiting; beyond that 503 render_busy with Retry-After. */
 export const SVG_LIMIT = { running: 1, queued: 32 } as const;
+
+/** GET /api/og/{slug} (PNG) and GET /api/sparkline/{slug}?w&h&theme (SVG), both with the Stat's filters. */
 
 export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageService): void {
   // Not refused on utilization: a queued render holds no loop time while it waits.

@@ -8,6 +8,7 @@ import type { BenchmarkSpec } from './core/spec-schema.ts';
 import { buildApp, type RouteExtras } from './http/app.ts';
 import { asGet, headOf, withRedirectLength } from './http/head.ts';
 import { HotPath } from './http/hot-path.ts';
+import { laneGate } from './http/lane-gate.ts';
 import { bindServer, boundPort, LIMITS } from './http/node-server.ts';
 import { CACHE } from './http/respond.ts';
 import { answerStarting } from './http/starting.ts';
@@ -223,14 +224,19 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     hostname: config.host,
   });
   const startup = opts.startup;
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    // Before the hot path: nothing is stored for replay until the service is ready.
-    if (startup !== undefined && !startup.ready) return answerStarting(req, res, startup);
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     if (hotPath.serve(req, res)) return;
     // Replayed answers end synchronously; only routed ones can be in flight at a drain.
     inFlight++;
     res.once('close', () => inFlight--);
     void routed(req, res);
+  };
+  // Expensive requests wait in their class's lane, so a burst of them shares the loop by class.
+  const gate = laneGate(serve, metrics);
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    // Before the hot path: nothing is stored for replay until the service is ready.
+    if (startup !== undefined && !startup.ready) return answerStarting(req, res, startup);
+    gate.listener(req, res);
   };
 
   const drain = (graceMs: number = LIMITS.drainGraceMs): Promise<number> => {

@@ -53,7 +53,7 @@ const COMMON_RESPONSES = {
   413: errorResponse('A request body (GET takes none) over 16 KiB, or a chunked one.'),
   431: { description: 'Request headers over 16 KiB or over 100 headers (no body).' },
   503: errorResponse(
-    `Temporarily unavailable, with Retry-After: the store cannot be read (benchmarks_unavailable, engine_unavailable), or an image's queue is full or it needs a Stat computed while the server is saturated (render_busy). ${STARTING_503}`,
+    `Temporarily unavailable, with Retry-After: the store cannot be read (benchmarks_unavailable, engine_unavailable); or, on a route whose requests wait in their class's queue (images, series, dataset files, frozen days, audits, compare, pages, /metrics), that queue is full (busy); or an image's render queue is full or it needs a Stat computed while the server is saturated (render_busy). ${STARTING_503}`,
   ),
 };
 

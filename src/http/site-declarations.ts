@@ -140,7 +140,9 @@ export const mcpRoute = createRoute({
     403: { description: 'Origin or Host not allowed (DNS-rebinding protection).' },
     413: { description: 'Body over 64 KiB.' },
     429: { description: 'Rate limited; see Retry-After.' },
-    503: errorResponse(`Not ready yet. ${STARTING_503}`),
+    503: errorResponse(
+      `Too many MCP requests are waiting in their queue (busy, Retry-After: 1). ${STARTING_503}`,
+    ),
   },
 });
 

@@ -17,17 +17,23 @@ export async function selectSql(
   series: readonly SeriesRow[],
 ): Promise<Sample[]> {
   const byId = new Map(series.map((s) => [s.id, s]));
-  const r = await conn.runAndReadAll(
+  const r = await conn.run(
     `SELECT series_id, CAST(t AS DOUBLE) AS t, v FROM samples
      WHERE series_id IN (${idList(series)})
        AND t > ${int(q.after)} AND t <= ${int(q.until)}
      ORDER BY series_id, t`,
   );
-  const [ids = [], ts = [], vs = []] = r.getColumns() as number[][];
-  const out: Sample[] = new Array(ids.length);
-  for (let i = 0; i < ids.length; i++) {
-    const s = byId.get(ids[i] as number) as SeriesRow;
-    out[i] = { metric: s.metric, labels: s.labels, t: ts[i] as number, v: vs[i] as number };
+  // Converted chunk by chunk (2,048 rows each), awaiting the next between them: a week of samples
+  // converted at once held the event loop ~30 ms on the 2-core VM, in front of cached reads.
+  const out: Sample[] = [];
+  for (;;) {
+    const chunk = await r.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    const [ids = [], ts = [], vs = []] = chunk.getColumns() as number[][];
+    for (let i = 0; i < ids.length; i++) {
+      const s = byId.get(ids[i] as number) as SeriesRow;
+      out.push({ metric: s.metric, labels: s.labels, t: ts[i] as number, v: vs[i] as number });
+    }
   }
   return out;
 }

@@ -60,13 +60,22 @@ function collectSelectors(e: Expr, out: Selector[]): void {
 
 function toSeries(samples: readonly Sample[]): SeriesData[] {
   const byKey = new Map<string, { labels: Labels; ts: number[]; vs: number[] }>();
+  // The store hands out one labels object per series, in runs: its key is computed once per run,
+  // not per sample (per sample, the keys were most of a 7-day query's time on the event loop).
+  let lastLabels: Labels | undefined;
+  let lastMetric = '';
+  let d: { labels: Labels; ts: number[]; vs: number[] } | undefined;
   for (const s of samples) {
-    const labels: Labels = { ...s.labels, __name__: s.metric };
-    const key = labelsKey(labels);
-    let d = byKey.get(key);
-    if (!d) {
-      d = { labels, ts: [], vs: [] };
-      byKey.set(key, d);
+    if (d === undefined || s.labels !== lastLabels || s.metric !== lastMetric) {
+      lastLabels = s.labels;
+      lastMetric = s.metric;
+      const labels: Labels = { ...s.labels, __name__: s.metric };
+      const key = labelsKey(labels);
+      d = byKey.get(key);
+      if (!d) {
+        d = { labels, ts: [], vs: [] };
+        byKey.set(key, d);
+      }
     }
     d.ts.push(s.t);
     d.vs.push(s.v);

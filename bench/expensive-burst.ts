@@ -290,20 +290,26 @@ await runMain(async () => {
   const eldFile = join(dir, 'eld.jsonl');
   writeFileSync(eldFile, '');
   const probe = pathToFileURL(join(import.meta.dirname, 'eld-probe.mjs')).href;
-  const child = spawnTracked(process.execPath, ['--import', 'tsx', '--import', probe, 'src/demo/main.ts'], {
-    env: {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      BASE_URL: base,
-      DATA_DIR: join(dir, 'data'),
-      LOG_LEVEL: 'warn',
-      DEMO_SPEED,
-      MCP_RATE_LIMIT_PER_MIN: '100000',
-      ELD_PROBE_OUT: eldFile,
-      SOURCE_URL: 'https://github.com/citebench/citebench/tree/main/src/harness/families/{family}',
+  // BURST_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (to find what holds its loop).
+  const prof = process.env.BURST_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BURST_CPU_PROF] : [];
+  const child = spawnTracked(
+    process.execPath,
+    [...prof, '--import', 'tsx', '--import', probe, 'src/demo/main.ts'],
+    {
+      env: {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        BASE_URL: base,
+        DATA_DIR: join(dir, 'data'),
+        LOG_LEVEL: 'warn',
+        DEMO_SPEED,
+        MCP_RATE_LIMIT_PER_MIN: '100000',
+        ELD_PROBE_OUT: eldFile,
+        SOURCE_URL: 'https://github.com/citebench/citebench/tree/main/src/harness/families/{family}',
+      },
+      stderr: 'pipe',
     },
-    stderr: 'pipe',
-  });
+  );
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not spawn the demo');
   // Its warnings (missed harness slots at this speed) are kept, and shown only if it fails.
@@ -392,6 +398,11 @@ await runMain(async () => {
   const c = await withCpu(() => Promise.all([stat(), burst(SECONDS)]));
   const eldC = await eld();
   const rss = rssMb(pid);
+  // The lanes' own counters, where the revision has them (over the whole run, warm-up included).
+  const laneLines = await fetch(`${base}/metrics`)
+    .then((r) => r.text())
+    .then((t) => t.split('\n').filter((l) => l.startsWith('http_lane_')))
+    .catch(() => [] as string[]);
   await stopChild(child);
 
   const [statC, burstC] = c.r;
@@ -443,6 +454,7 @@ await runMain(async () => {
       ['(c)', eldC.count, eldC.p50, eldC.p90, eldC.p99, eldC.max, c.cores],
     ])}\nservice RSS at the end: ${rss?.toFixed(0) ?? '?'} MB\n`,
   );
+  if (laneLines.length > 0) process.stdout.write(`\nlanes (/metrics at the end):\n${laneLines.join('\n')}\n`);
 
   // Targets.
   const results: { target: string; pass: boolean; detail: string }[] = [];

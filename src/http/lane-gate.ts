@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { FairLanes } from '../concurrency/fair-lanes.ts';
 import { LANES, type LaneName, laneOf } from './lane-table.ts';
-import { CACHE, EXPOSE_HEADERS } from './respond.ts';
+import { answer503 } from './starting.ts';
 
 /**
  * How the lanes share the loop while cached reads come: their metered work is paid at 25% of wall
@@ -23,21 +23,8 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The 503 of a full lane, in the error shape of every route. */
 function refuse(req: IncomingMessage, res: ServerResponse, lane: LaneName): void {
-  const body = Buffer.from(
-    JSON.stringify({
-      error: 'busy',
-      message: `Too many ${lane} requests are waiting; retry in ${LANE_RETRY_AFTER_S} second.`,
-    }),
-  );
-  res.writeHead(503, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(body.byteLength),
-    'access-control-allow-origin': '*',
-    'access-control-expose-headers': EXPOSE_HEADERS,
-    'cache-control': CACHE.none,
-    'retry-after': String(LANE_RETRY_AFTER_S),
-  });
-  res.end(req.method === 'HEAD' ? undefined : body);
+  const message = `Too many ${lane} requests are waiting; retry in ${LANE_RETRY_AFTER_S} second.`;
+  answer503(req, res, { error: 'busy', message }, LANE_RETRY_AFTER_S);
 }
 
 /**

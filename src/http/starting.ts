@@ -39,18 +39,31 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? u : u.slice(0, q);
 }
 
-/** The 503 of a request that arrived before the service is ready (GET/HEAD /healthz or anything else). */
-export function answerStarting(req: IncomingMessage, res: ServerResponse, state: StartupState): void {
-  const method = req.method ?? 'GET';
-  const health = pathOf(req.url) === '/healthz' && (method === 'GET' || method === 'HEAD');
-  const body = Buffer.from(JSON.stringify(health ? startingHealth(state) : startingError(state)));
+/**
+ * A JSON 503 with Retry-After written with plain Node, before any router: the answer of a request
+ * that cannot be served yet (starting) or cannot wait (a full lane, src/http/lane-gate.ts).
+ */
+export function answer503(
+  req: IncomingMessage,
+  res: ServerResponse,
+  json: object,
+  retryAfterS: number,
+): void {
+  const body = Buffer.from(JSON.stringify(json));
   res.writeHead(503, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(body.byteLength),
     'access-control-allow-origin': '*',
     'access-control-expose-headers': EXPOSE_HEADERS,
     'cache-control': CACHE.none,
-    'retry-after': String(STARTING_RETRY_AFTER_S),
+    'retry-after': String(retryAfterS),
   });
-  res.end(method === 'HEAD' ? undefined : body);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** The 503 of a request that arrived before the service is ready (GET/HEAD /healthz or anything else). */
+export function answerStarting(req: IncomingMessage, res: ServerResponse, state: StartupState): void {
+  const method = req.method ?? 'GET';
+  const health = pathOf(req.url) === '/healthz' && (method === 'GET' || method === 'HEAD');
+  answer503(req, res, health ? startingHealth(state) : startingError(state), STARTING_RETRY_AFTER_S);
 }

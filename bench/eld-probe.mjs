@@ -9,7 +9,7 @@
  * resolution (how late the timer fired), and the raw p99 is written beside it.
  */
 import { appendFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 
 const out = process.env.ELD_PROBE_OUT;
@@ -19,7 +19,11 @@ if (out && isMainThread) {
   const h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   h.enable();
   const late = (ns) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
+  let elu = performance.eventLoopUtilization();
   process.on('SIGUSR2', () => {
+    const now = performance.eventLoopUtilization();
+    const utilization = performance.eventLoopUtilization(now, elu).utilization;
+    elu = now;
     const line = {
       at: Date.now(),
       count: h.count,
@@ -29,6 +33,8 @@ if (out && isMainThread) {
       max: late(h.max),
       rawP99: h.percentile(99) / 1e6,
       resolutionMs: RESOLUTION_MS,
+      // The main thread's event-loop utilization since the previous signal (workers not counted).
+      utilization,
     };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
     h.reset();

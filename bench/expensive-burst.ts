@@ -279,6 +279,8 @@ interface Eld {
   readonly p99: number;
   readonly max: number;
   readonly rawP99: number;
+  /** The main thread's event-loop utilization over the phase (absent from older probes). */
+  readonly utilization?: number;
 }
 
 await runMain(async () => {
@@ -448,10 +450,10 @@ await runMain(async () => {
   process.stdout.write(tallyTable('(c) with cached reads', burstC, tallyC));
   process.stdout.write(
     `\nevent-loop delay (ms beyond the probe's 10 ms interval):\n${markdownTable([
-      ['phase', 'samples', 'p50', 'p90', 'p99', 'max', 'service CPU (cores)'],
-      ['(a)', eldA.count, eldA.p50, eldA.p90, eldA.p99, eldA.max, a.cores],
-      ['(b)', eldB.count, eldB.p50, eldB.p90, eldB.p99, eldB.max, b.cores],
-      ['(c)', eldC.count, eldC.p50, eldC.p90, eldC.p99, eldC.max, c.cores],
+      ['phase', 'samples', 'p50', 'p90', 'p99', 'max', 'service CPU (cores)', 'main-thread loop utilization'],
+      ['(a)', eldA.count, eldA.p50, eldA.p90, eldA.p99, eldA.max, a.cores, eldA.utilization ?? '?'],
+      ['(b)', eldB.count, eldB.p50, eldB.p90, eldB.p99, eldB.max, b.cores, eldB.utilization ?? '?'],
+      ['(c)', eldC.count, eldC.p50, eldC.p90, eldC.p99, eldC.max, c.cores, eldC.utilization ?? '?'],
     ])}\nservice RSS at the end: ${rss?.toFixed(0) ?? '?'} MB\n`,
   );
   if (laneLines.length > 0) process.stdout.write(`\nlanes (/metrics at the end):\n${laneLines.join('\n')}\n`);

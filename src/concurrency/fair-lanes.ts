@@ -161,8 +161,10 @@ export class FairLanes {
       startedAt = this.now();
       try {
         job(done);
-      } catch {
+      } catch (err) {
+        // The lane's slot is freed; the error goes on as it would have from a request listener.
         done();
+        throw err;
       }
     });
     setImmediate(() => {

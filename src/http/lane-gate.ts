@@ -8,8 +8,8 @@ import { answer503 } from './starting.ts';
  * How the lanes share the loop while cached reads come: their metered work is paid at 25% of wall
  * time. What they do unmetered (parsing their requests, what a job resumes after a store read)
  * comes on top, so the 25% is set below the half of the loop that cached reads are promised
- * (issue 26's target); bench:burst measured 40–52% of their rate kept and each expensive class at
- * 26–28% of its rate alone (2026-11-29). Contention ends 50 ms after the last cached read; the
+ * (issue 26's target); bench:burst measured 39–52% of their rate kept and each expensive class at
+ * 23–31% of its rate alone, over four runs (2026-11-29). Contention ends 50 ms after the last cached read; the
  * credit is capped at 5 ms, so an idle spell does not buy a long run of jobs later.
  */
 export const LANE_SHARE = 0.25;

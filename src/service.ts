@@ -285,6 +285,10 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       };
       prewarm ??= startPrewarm(publication, {
         pages: { benchmark: (slug) => page(`/benchmarks/${slug}`), home: () => page('/') },
+        // A point moved by the clock alone (a grid point passed between cycles) is warmed too.
+        points: publication.points,
+        // Checked every simulated second, at most every 50 ms of wall time (the demo at 600×).
+        pointPollMs: Math.max(50, Math.round(1_000 / clockRate)),
         onPass: (p) =>
           log.debug('prewarm pass', {
             benchmarks: p.slugs.length,

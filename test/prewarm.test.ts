@@ -2,7 +2,7 @@
  * Issue 26 item 1, in part: live views computed at cycle end, off the request path
  * (src/publication/prewarm.ts).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { testConfig } from '../src/config.ts';
 import type { Sample } from '../src/core/samples.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
@@ -43,7 +43,7 @@ function counted(store: Store): { store: Store; reads: { n: number } } {
 }
 
 /** 3 days of demo samples in DuckDB; a publication over a store whose reads are counted. */
-async function counted3Days() {
+async function counted3Days(clock: () => number = () => NOW) {
   const specs = await loadSpecs(BENCHMARKS_DIR);
   const duck = await openDuckDbStore({ path: ':memory:' });
   closing.push(() => duck.close());
@@ -53,7 +53,7 @@ async function counted3Days() {
     specs,
     store,
     config: testConfig({ baseUrl: 'http://bench.test', siteName: 'Citebench' }),
-    clock: () => NOW,
+    clock,
   });
   closing.push(() => pub.close());
   await pub.loadDataValues();
@@ -61,6 +61,27 @@ async function counted3Days() {
 }
 
 describe('prewarm: live views computed at cycle end', () => {
+  it('a point moved by the clock alone (a grid point passed, no new samples) is warmed again: a request reads nothing', async () => {
+    const clock = { now: NOW };
+    const { specs, reads, pub } = await counted3Days(() => clock.now);
+    const pw = startPrewarm(pub, { points: pub.points, pointPollMs: 10 });
+    closing.push(() => pw.stop());
+    const trade = specs.find((s) => s.slug === 'token-trade-coverage');
+    const [a, b] = trade?.providers.map((p) => p.slug) ?? [];
+    if (!a || !b) throw new Error('token-trade-coverage needs two providers');
+    expect((await pub.compare(a, b)).ok).toBe(true);
+    await pw.prewarmer.idle();
+    const passes = pw.prewarmer.passes;
+    // The next 20-minute grid point of every benchmark, and no sample since the last.
+    clock.now = NOW + 20 * 60_000;
+    await vi.waitFor(() => expect(pw.prewarmer.passes).toBeGreaterThan(passes), { timeout: 10_000 });
+    await pw.prewarmer.idle();
+    reads.n = 0;
+    const served = await everyView(pub, specs, [a, b]);
+    expect(reads.n).toBe(0);
+    for (const s of served) expect(pub.isCurrent(s)).toBe(true);
+  });
+
   it('after an append, every Stat (unfiltered and per value), its 24 h and 7 d series, audits, the index and asked compare pairs are ready: a request reads nothing', async () => {
     const { specs, duck, store, reads, pub } = await counted3Days();
     const pw = startPrewarm(pub);

@@ -36,11 +36,34 @@ export interface PrewarmPass {
   readonly ms: number;
 }
 
+/** The key of the views built from every benchmark in `warmedAt`. */
+const ALL = '*';
+
 /** The live series ranges a page or a sparkline asks for first. */
 const WARM_RANGES: readonly SeriesRange[] = ['24h', '7d'];
 
 /** A pass waits this many times as long as the previous one took (see Prewarmer). */
 const DUTY_WAIT = 3;
+
+/** Each live view's evaluation point (src/publication/eval-points.ts). */
+export interface PrewarmPoints {
+  of(slug: string): number;
+  ofAll(): number;
+}
+
+export interface PrewarmOptions {
+  readonly pages?: PrewarmPages;
+  readonly onPass?: (p: PrewarmPass) => void;
+  readonly minGapMs?: number;
+  /**
+   * With them, the points are checked every `pointPollMs` (default 1 s of wall time), and a
+   * benchmark whose point moved by the clock alone (its grid passed, no new samples) is warmed
+   * again, as after a change: at every 20-minute grid point between the cycles of a benchmark
+   * measured every 30 minutes or 6 hours, its views would otherwise wait for a request.
+   */
+  readonly points?: PrewarmPoints;
+  readonly pointPollMs?: number;
+}
 
 /**
  * Computes, after new samples and off the request path, the live views requests will ask for:
@@ -72,14 +95,36 @@ export class Prewarmer {
   private readonly onPass: (p: PrewarmPass) => void;
   /** The least wait between two passes (ms); a pass also waits 3 × as long as the previous one took. */
   private readonly minGapMs: number;
+  private readonly points: PrewarmPoints | undefined;
+  /** Each benchmark's point (and the aggregates', under ALL) when its views were last warmed. */
+  private readonly warmedAt = new Map<string, number>();
+  private poll: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly pub: PrewarmSource,
-    opts: { pages?: PrewarmPages; onPass?: (p: PrewarmPass) => void; minGapMs?: number } = {},
+    opts: PrewarmOptions = {},
   ) {
     this.pages = opts.pages;
     this.onPass = opts.onPass ?? (() => undefined);
     this.minGapMs = opts.minGapMs ?? 50;
+    this.points = opts.points;
+    if (this.points) {
+      this.poll = setInterval(() => this.pointsMoved(), opts.pointPollMs ?? 1_000);
+      this.poll.unref?.();
+    }
+  }
+
+  /** Warms again each benchmark whose point moved since its views were warmed (the clock alone). */
+  private pointsMoved(): void {
+    const points = this.points;
+    if (!points || this.stopped) return;
+    const moved = new Set<string>();
+    for (const spec of this.pub.specs) {
+      const warmed = this.warmedAt.get(spec.slug);
+      if (warmed !== undefined && points.of(spec.slug) !== warmed) moved.add(spec.slug);
+    }
+    const all = this.warmedAt.get(ALL);
+    if (moved.size > 0 || (all !== undefined && points.ofAll() !== all)) this.changed(moved);
   }
 
   /** Everything, once (at start). */
@@ -120,6 +165,7 @@ export class Prewarmer {
   stop(): void {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.poll !== undefined) clearInterval(this.poll);
     this.timer = undefined;
   }
 
@@ -156,10 +202,12 @@ export class Prewarmer {
         return undefined;
       }
     };
-    const { pub, pages } = this;
+    const { pub, pages, points } = this;
     for (const slug of slugs) {
       const spec = pub.specs.find((s) => s.slug === slug);
       if (!spec) continue;
+      // The point these views stand for: a later move by the clock alone warms them again.
+      if (points) this.warmedAt.set(slug, points.of(slug));
       let ranked: readonly string[] = [];
       for (const filters of this.filterSets(spec)) {
         const served = (await one(() => pub.stat(slug, filters))) as
@@ -172,6 +220,7 @@ export class Prewarmer {
       if (pages) await one(() => pages.benchmark(slug));
     }
     if (aggregates) {
+      if (points) this.warmedAt.set(ALL, points.ofAll());
       for (const view of [
         () => pub.citable(),
         () => pub.llmContext(),
@@ -195,7 +244,7 @@ export class Prewarmer {
  */
 export function startPrewarm(
   pub: PrewarmSource & { onChange(listener: (slugs: ReadonlySet<string>) => void): () => void },
-  opts: { pages?: PrewarmPages; onPass?: (p: PrewarmPass) => void } = {},
+  opts: PrewarmOptions = {},
 ): { readonly prewarmer: Prewarmer; stop(): void } {
   const prewarmer = new Prewarmer(pub, opts);
   const unsubscribe = pub.onChange((slugs) => prewarmer.changed(slugs));

@@ -66,6 +66,7 @@ export class Publication implements PublicationApi {
   private readonly bySlug: ReadonlyMap<string, BenchmarkSpec>;
   private readonly listeners = new ChangeListeners();
   private readonly views: Views;
+  readonly points: EvalPoints; // each live view's evaluation point (the prewarm watches them move)
   private readonly days: DayFreezer;
   private readonly fresh: FreshnessTracker;
   private readonly filters: FilterResolver;
@@ -98,7 +99,8 @@ export class Publication implements PublicationApi {
       specHashes: specHashes(opts.specs),
     };
     this.fresh = new FreshnessTracker(ctx);
-    this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000, new EvalPoints(ctx, this.fresh));
+    this.points = new EvalPoints(ctx, this.fresh);
+    this.views = new Views(ctx, opts.maxViewAgeMs ?? 60_000, this.points);
     this.days = new DayFreezer({
       ...ctx,
       liveIndex: () => this.views.citable(),

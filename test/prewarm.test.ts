@@ -60,16 +60,25 @@ async function counted3Days(clock: () => number = () => NOW) {
   return { specs, duck, store, reads, pub };
 }
 
+/** Asks for a compare pair of token-trade-coverage once, so that the prewarm recomputes it after changes. */
+async function askPair(
+  specs: readonly BenchmarkSpec[],
+  pub: { compare(a: string, b: string): Promise<{ ok: boolean }> },
+) {
+  const trade = specs.find((s) => s.slug === 'token-trade-coverage');
+  const [a, b] = trade?.providers.map((p) => p.slug) ?? [];
+  if (!trade || !a || !b) throw new Error('token-trade-coverage needs two providers');
+  expect((await pub.compare(a, b)).ok).toBe(true);
+  return { trade, a, b };
+}
+
 describe('prewarm: live views computed at cycle end', () => {
   it('a point moved by the clock alone (a grid point passed, no new samples) is warmed again: a request reads nothing', async () => {
     const clock = { now: NOW };
     const { specs, reads, pub } = await counted3Days(() => clock.now);
     const pw = startPrewarm(pub, { points: pub.points, pointPollMs: 10 });
     closing.push(() => pw.stop());
-    const trade = specs.find((s) => s.slug === 'token-trade-coverage');
-    const [a, b] = trade?.providers.map((p) => p.slug) ?? [];
-    if (!a || !b) throw new Error('token-trade-coverage needs two providers');
-    expect((await pub.compare(a, b)).ok).toBe(true);
+    const { a, b } = await askPair(specs, pub);
     await pw.prewarmer.idle();
     const passes = pw.prewarmer.passes;
     // The next 20-minute grid point of every benchmark, and no sample since the last.
@@ -87,14 +96,11 @@ describe('prewarm: live views computed at cycle end', () => {
     const pw = startPrewarm(pub);
     closing.push(() => pw.stop());
     // A compare pair asked once is remembered and recomputed after changes.
-    const trade = specs.find((s) => s.slug === 'token-trade-coverage');
-    const [a, b] = trade?.providers.map((p) => p.slug) ?? [];
-    if (!a || !b) throw new Error('token-trade-coverage needs two providers');
-    expect((await pub.compare(a, b)).ok).toBe(true);
+    const { trade, a, b } = await askPair(specs, pub);
     await pw.prewarmer.idle();
 
     // A new cycle of one benchmark: its views and every aggregate are dropped, then prewarmed.
-    const metric = specMetrics(trade as BenchmarkSpec)[0] as string;
+    const metric = specMetrics(trade)[0] as string;
     const newest = await duck.latest({ metric, at: NOW });
     const next: Sample[] = newest.map((s) => ({ ...s, t: NOW - 60_000, v: s.v }));
     expect(next.length).toBeGreaterThan(0);

@@ -80,11 +80,32 @@ function templateRegex(path: string): RegExp {
   return new RegExp(`^${parts.join('[^/]+')}$`);
 }
 
-const MATCHERS: readonly Matcher[] = ROUTE_LANES.map(([route, lane]) => {
+/**
+ * The key a path is filed under: its first segment, and its second under /api/ (`api/series`,
+ * `benchmarks`, `` for the home page). Every lane route's key is static, so a request is tested
+ * only against the routes filed under its own key: a cached read (`api/stat`) against none.
+ */
+function keyOf(path: string): string {
+  const first = path.indexOf('/', 1);
+  const head = first === -1 ? path.slice(1) : path.slice(1, first);
+  if (head !== 'api' || first === -1) return head;
+  const second = path.indexOf('/', first + 1);
+  return path.slice(1, second === -1 ? undefined : second);
+}
+
+const MATCHERS = new Map<string, Matcher[]>();
+for (const [route, lane] of ROUTE_LANES) {
   const m = route.method.toUpperCase();
+  const key = keyOf(route.path);
+  if (key.includes('{')) throw new Error(`lane route ${route.path}: its first segments must be static`);
   // A GET route answers HEAD as its GET (src/http/head.ts), so a HEAD waits in the same lane.
-  return { methods: new Set(m === 'GET' ? ['GET', 'HEAD'] : [m]), pattern: templateRegex(route.path), lane };
-});
+  const matcher = {
+    methods: new Set(m === 'GET' ? ['GET', 'HEAD'] : [m]),
+    pattern: templateRegex(route.path),
+    lane,
+  };
+  MATCHERS.set(key, [...(MATCHERS.get(key) ?? []), matcher]);
+}
 
 const DATE_PARAM = /(?:^|&)date=/;
 
@@ -94,7 +115,7 @@ export function laneOf(method: string | undefined, url: string | undefined): Lan
   const q = u.indexOf('?');
   const path = q === -1 ? u : u.slice(0, q);
   const m = method ?? 'GET';
-  for (const matcher of MATCHERS) {
+  for (const matcher of MATCHERS.get(keyOf(path)) ?? []) {
     if (matcher.methods.has(m) && matcher.pattern.test(path)) return matcher.lane;
   }
   if (q !== -1 && (m === 'GET' || m === 'HEAD') && DATE_PARAM.test(u.slice(q + 1))) return 'frozen';

@@ -20,8 +20,8 @@ import { testConfig } from '../src/config.ts';
 import { createMemoryStore } from '../src/harness/memory-store.ts';
 import { ImageService } from '../src/render/image-service.ts';
 import { ogModelFromStat } from '../src/render/og-model.ts';
-import { OgWorkerClient } from '../src/render/og-worker-client.ts';
 import { registerImageRoutes } from '../src/render/routes.ts';
+import { ServiceWorkers } from '../src/workers/service-workers.ts';
 import { fakePublication, sampleStats } from '../test/fixtures/sample-stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -40,7 +40,7 @@ function serveHono(): void {
   const stats = sampleStats();
   const publication = fakePublication(stats);
   const app = new Hono();
-  const images = new ImageService({ publication, siteName: 'Citebench', renderer: new OgWorkerClient() });
+  const images = new ImageService({ publication, siteName: 'Citebench', renderer: new ServiceWorkers(1) });
   const deps = {
     config: testConfig(),
     publication,
@@ -97,7 +97,7 @@ async function rps(url: string, seconds: number): Promise<Load> {
 }
 
 async function measureRender(): Promise<{ total: number; satori: number; resvg: number }> {
-  const client = new OgWorkerClient();
+  const client = new ServiceWorkers(1);
   const stats = sampleStats();
   try {
     for (const s of stats) await client.render(ogModelFromStat(s, 'Citebench')); // warm-up (JIT, fonts)

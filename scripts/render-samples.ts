@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Stat } from '../src/core/api-schemas.ts';
 import { ImageService } from '../src/render/image-service.ts';
-import { OgWorkerClient } from '../src/render/og-worker-client.ts';
+import { ServiceWorkers } from '../src/workers/service-workers.ts';
 import { fakePublication, makeStat, sampleStats, series } from '../test/fixtures/sample-stats.ts';
 
 const OUT = resolve(import.meta.dirname, '../out/samples');
@@ -59,12 +59,12 @@ async function main(): Promise<void> {
   const longName = new ImageService({
     publication: pub,
     siteName: 'Citebench — open, reproducible, citable benchmarks of crypto infrastructure',
-    renderer: new OgWorkerClient(),
+    renderer: new ServiceWorkers(1),
   });
   const images = new ImageService({
     publication: pub,
     siteName: 'Citebench',
-    renderer: new OgWorkerClient(),
+    renderer: new ServiceWorkers(1),
   });
   try {
     for (const s of stats) {

@@ -22,6 +22,7 @@ import type { StartupState } from './startup-state.ts';
 import { openStore } from './store/open-store.ts';
 import type { StoreConfig } from './store/prometheus-config.ts';
 import type { Store } from './store/sample-store.ts';
+import { ServiceWorkers } from './workers/service-workers.ts';
 
 export interface Service {
   readonly config: Config;
@@ -32,6 +33,8 @@ export interface Service {
   readonly store: Store;
   readonly publication: Publication;
   readonly metrics: Registry;
+  /** Worker threads for renders, PromQL and series (cores − 1, at least 1). */
+  readonly workers: ServiceWorkers;
   readonly app: Hono;
   /** Stored answers replayed without the router (src/http/hot-path.ts). */
   readonly hotPath: HotPath;
@@ -141,9 +144,12 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       droppedSamplesCounter: droppedSamples(metrics),
       clock,
     }));
+  // Renders, PromQL, series grids and dataset files run here, off the event loop (src/workers/).
+  const workers = new ServiceWorkers();
   const publication = createPublication({
     specs,
     store,
+    offload: workers,
     config,
     clock,
     clockRate,
@@ -161,7 +167,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       : {}),
   });
   const closeHooks: (() => Promise<void> | void)[] = [];
-  const shared = { config, clock, clockRate, specs, store, publication, metrics };
+  const shared = { config, clock, clockRate, specs, store, publication, metrics, workers };
   const core: ServiceCore = { ...shared, onClose: (fn) => closeHooks.push(fn) };
   const app = buildApp({
     config,
@@ -169,6 +175,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     store,
     metrics,
     clock,
+    workers,
     log,
     extraRoutes: (opts.routes ?? []).map((r) => (a: Hono) => r(a, core)),
   });
@@ -304,6 +311,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
       publication.close();
       await drain();
       for (const fn of closeHooks) await fn();
+      await workers.close();
       await opts.onClose?.();
       await store.close();
     },

@@ -11,8 +11,8 @@ import { loadShedder } from '../src/load-shed.ts';
 import { type PublicationApi, type Served, UnknownBenchmarkError } from '../src/publication/types.ts';
 import { ImageService, type OgRenderer } from '../src/render/image-service.ts';
 import type { OgRenderResult } from '../src/render/og-render.ts';
-import { OgWorkerClient } from '../src/render/og-worker-client.ts';
 import { createImageService, registerImageRoutes, SVG_LIMIT } from '../src/render/routes.ts';
+import { ServiceWorkers } from '../src/workers/service-workers.ts';
 import { sampleStats } from './fixtures/sample-stats.ts';
 
 /** A small stand-in for the real publication: fixed Stat records, swappable, with onChange. */
@@ -69,7 +69,7 @@ function setup(opts: { svgCacheSize?: number; peek?: boolean; gate?: Promise<voi
       : new ImageService({
           publication: pub.api,
           siteName: 'Citebench',
-          renderer: new OgWorkerClient(),
+          renderer: new ServiceWorkers(1),
           svgCacheSize: opts.svgCacheSize ?? 500,
         });
   const app = new Hono();
@@ -398,7 +398,7 @@ describe('images of simulated data (issue 28 items 13 and 14)', () => {
   const images = new ImageService({
     publication: testPublication(simulated).api,
     siteName: 'Citebench',
-    renderer: new OgWorkerClient(),
+    renderer: new ServiceWorkers(1),
   });
   afterAll(() => images.close());
 

@@ -12,8 +12,8 @@ import {
   ogModelFromStat,
 } from '../src/render/og-model.ts';
 import { renderOgPng } from '../src/render/og-render.ts';
-import { OgWorkerClient } from '../src/render/og-worker-client.ts';
 import { fitFontSize } from '../src/render/text-fit.ts';
+import { ServiceWorkers } from '../src/workers/service-workers.ts';
 import { makeStat, sampleStats } from './fixtures/sample-stats.ts';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -272,29 +272,29 @@ describe('OG PNG text chunks', () => {
 });
 
 describe('render worker', () => {
-  const client = new OgWorkerClient();
+  const client = new ServiceWorkers(1);
   afterAll(() => client.close());
 
   it('renders in a worker thread (loaded through tsx) the same bytes as in-process', async () => {
     const model = ogModelFromStat(coverage!, 'Citebench');
     const [viaWorker, inProcess] = await Promise.all([client.render(model), renderOgPng(model, fonts)]);
     expect(Buffer.from(viaWorker.png).equals(Buffer.from(inProcess.png))).toBe(true);
-    expect(client.starts).toBe(1);
+    expect(client.pool.starts).toBe(1);
   });
 
   it('restarts the worker after it dies', async () => {
     const model = ogModelFromStat(draft!, 'Citebench');
     const first = await client.render(model);
     const pending = expect(client.render(model)).rejects.toThrow(/terminated/);
-    await client.terminateWorker();
+    await client.pool.terminateWorkers();
     await pending;
     const again = await client.render(model);
-    expect(client.starts).toBe(2);
+    expect(client.pool.starts).toBe(2);
     expect(Buffer.from(again.png).equals(Buffer.from(first.png))).toBe(true);
   });
 
   it('rejects after close', async () => {
-    const c = new OgWorkerClient();
+    const c = new ServiceWorkers(1);
     await c.close();
     await expect(c.render(ogModelFromStat(coverage!, 'x'))).rejects.toThrow(/closed/);
   });

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../config.ts';
 import { DAY_MS, parseDay } from '../core/dates.ts';
-import type { DatasetExtension } from '../publication/dataset.ts';
+import type { DatasetExtension } from '../publication/dataset-files.ts';
 import { loadSpecs } from '../publication/load-specs.ts';
 import { createPublication } from '../publication/publication.ts';
 import { openDuckDbStore } from '../store/duckdb-store.ts';

@@ -3,7 +3,7 @@ import { datasetIndexSchema, datasetManifestSchema, seriesSchema } from '../core
 import { CHART_RANGES, DEFAULT_CHART_RANGE } from '../core/history-svg.ts';
 import { SERIES_RANGES } from '../core/series.ts';
 import { parseSparklineParams, SPARKLINE_LIMITS } from '../core/sparkline-svg.ts';
-import { DATASET_CONTENT_TYPES } from '../publication/dataset.ts';
+import { DATASET_CONTENT_TYPES } from '../publication/dataset-files.ts';
 import {
   dateQuery,
   dimensionQueries,

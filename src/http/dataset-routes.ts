@@ -1,7 +1,11 @@
 import type { Context, Hono } from 'hono';
 import { parseDay } from '../core/dates.ts';
 import { etagOf } from '../core/hash.ts';
-import { DATASET_CONTENT_TYPES, DATASET_EXTENSIONS, type DatasetExtension } from '../publication/dataset.ts';
+import {
+  DATASET_CONTENT_TYPES,
+  DATASET_EXTENSIONS,
+  type DatasetExtension,
+} from '../publication/dataset-files.ts';
 import { closedBefore } from '../publication/day-freezer.ts';
 import type { Publication } from '../publication/publication.ts';
 import { JSON_TYPE } from './answers.ts';

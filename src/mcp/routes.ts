@@ -58,16 +58,24 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
   // On a Prometheus-compatible store the engine evaluates the (guarded) query itself, through a
   // client of query_prom's own: its deadline is the client's, not only the engine's `timeout`.
   const onEngine = (store as { engine?: Pick<PrometheusStore, 'queryClient' | 'queryUrl'> }).engine;
-  const engine = limitedEngine(
-    onEngine
-      ? createPassthroughQueryEngine(
+  // On the embedded store with the service's workers, range queries are evaluated on a worker
+  // thread: the event loop only reads the store and admits, so queries wait in their queue (2
+  // running, 8 waiting) and only a full queue refuses. Evaluated on the loop (no workers) or by
+  // an engine, the utilization shedder refuses as well.
+  const workers = deps.workers;
+  const engine = onEngine
+    ? limitedEngine(
+        createPassthroughQueryEngine(
           onEngine.queryClient(QUERY_PROM_DEADLINE_MS, PROMQL_LIMIT.running),
           onEngine.queryUrl,
           { deadlineMs: QUERY_PROM_DEADLINE_MS },
-        )
-      : createStoreQueryEngine(store),
-    new WorkLimit(PROMQL_LIMIT.running, PROMQL_LIMIT.queued),
-  );
+        ),
+        new WorkLimit(PROMQL_LIMIT.running, PROMQL_LIMIT.queued),
+      )
+    : limitedEngine(
+        createStoreQueryEngine(store, workers ? { worker: workers } : {}),
+        new WorkLimit(PROMQL_LIMIT.running, PROMQL_LIMIT.queued, workers ? null : undefined),
+      );
   const core = createMcpCore({ publication, engine, clock }, config.siteName, config.simulated);
   const policy = createOriginPolicy(config);
   const limiter = new RateLimiter(config.mcpRateLimitPerMin);

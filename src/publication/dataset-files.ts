@@ -5,6 +5,14 @@ import { join } from 'node:path';
 import { type DuckDBAppender, DuckDBInstance } from '@duckdb/node-api';
 import type { Sample } from '../core/samples.ts';
 
+export const DATASET_EXTENSIONS = ['parquet', 'csv'] as const;
+export type DatasetExtension = (typeof DATASET_EXTENSIONS)[number];
+
+export const DATASET_CONTENT_TYPES: Readonly<Record<DatasetExtension, string>> = {
+  parquet: 'application/vnd.apache.parquet',
+  csv: 'text/csv; charset=utf-8',
+};
+
 export interface DatasetFiles {
   readonly rows: number;
   readonly parquet: Uint8Array<ArrayBuffer>;
@@ -151,6 +159,20 @@ export async function writeDatasetFilesFrom(
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** Writes a day's files and a frozen day's CSV: here, or on a worker thread (src/workers/). */
+export interface DatasetWriter {
+  write(
+    batches: AsyncIterable<readonly Sample[]>,
+    kvMetadata: Readonly<Record<string, string>>,
+  ): Promise<DatasetFiles>;
+  csvFromParquet(parquet: Uint8Array): Promise<Uint8Array<ArrayBuffer>>;
+}
+
+export const inlineDatasetWriter: DatasetWriter = {
+  write: (batches, kv) => writeDatasetFilesFrom(batches, kv),
+  csvFromParquet: (parquet) => csvFromParquet(parquet),
+};
 
 /** The key-value metadata of a Parquet file, decoded as UTF-8 (tests and readers of a day's file). */
 export async function parquetKvMetadata(parquet: Uint8Array): Promise<Record<string, string>> {

@@ -9,18 +9,16 @@ import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
 import { specMetrics } from './compute.ts';
-import { csvFromParquet, type DatasetFiles, sha256Hex, writeDatasetFilesFrom } from './dataset-files.ts';
+import {
+  type DatasetExtension,
+  type DatasetFiles,
+  type DatasetWriter,
+  inlineDatasetWriter,
+  sha256Hex,
+} from './dataset-files.ts';
 import { datasetManifest, parquetMetadata } from './dataset-manifest.ts';
 
 const HOUR_MS = 3_600_000;
-
-export const DATASET_EXTENSIONS = ['parquet', 'csv'] as const;
-export type DatasetExtension = (typeof DATASET_EXTENSIONS)[number];
-
-export const DATASET_CONTENT_TYPES: Readonly<Record<DatasetExtension, string>> = {
-  parquet: 'application/vnd.apache.parquet',
-  csv: 'text/csv; charset=utf-8',
-};
 
 /** What a day's files are, frozen with them (the index reads this, never the files). */
 interface DayMeta {
@@ -62,6 +60,8 @@ export interface DatasetDeps {
    * slots is not frozen yet).
    */
   frozenIndexSite(day: string): Promise<CitableIndex['site'] | null>;
+  /** Where the files are written (the service's worker threads); on this thread when absent. */
+  readonly files?: DatasetWriter | undefined;
 }
 
 export type DatasetManifestResult =
@@ -103,6 +103,7 @@ export class DatasetPublisher {
     | { day: string; version: number; files: Promise<DatasetFiles>; settled: Promise<void> }
     | undefined;
   private readonly metrics: readonly string[];
+  private readonly files: DatasetWriter;
   private readonly unsubscribe: () => void;
   /** Set by close(): a background freeze stops at the next day instead of failing on a closed store. */
   closed = false;
@@ -111,6 +112,7 @@ export class DatasetPublisher {
 
   constructor(private readonly deps: DatasetDeps) {
     this.metrics = [...new Set([...STORED_METRIC_NAMES, ...deps.specs.flatMap(specMetrics)])].sort();
+    this.files = deps.files ?? inlineDatasetWriter;
     this.unsubscribe = deps.store.onAppend(() => this.changed());
   }
 
@@ -175,7 +177,7 @@ export class DatasetPublisher {
    * the Parquet carries the licences and `provenance` (null until the day is frozen).
    */
   build(start: number, provenance: Provenance | null = null): Promise<DatasetFiles> {
-    return writeDatasetFilesFrom(this.samplesOf(start), parquetMetadata(provenance));
+    return this.files.write(this.samplesOf(start), parquetMetadata(provenance));
   }
 
   /**
@@ -232,7 +234,7 @@ export class DatasetPublisher {
         const b64 = encoder.encode(Buffer.from(files.parquet).toString('base64'));
         await this.deps.store.putSnapshot(fileKey(day, 'parquet'), b64, etagOf(files.parquet));
         // The CSV is not stored: it is derived from the Parquet when asked for (csvFromParquet).
-        if (sha256Hex(await csvFromParquet(files.parquet)) !== files.sha256.csv) {
+        if (sha256Hex(await this.files.csvFromParquet(files.parquet)) !== files.sha256.csv) {
           throw new Error(`${day}: the CSV derived from the Parquet differs from the CSV written`);
         }
         await this.putManifest(
@@ -331,7 +333,7 @@ export class DatasetPublisher {
     if (ext === 'parquet') return { body: bytes, etag: parquet.etag, frozen: true };
     const cached = this.csvCache;
     if (cached?.day === day) return cached.file;
-    const body = await csvFromParquet(bytes);
+    const body = await this.files.csvFromParquet(bytes);
     const meta = await this.readMeta(day);
     // Derived bytes are served only when they are the bytes the day froze (its recorded hash).
     if (meta?.csvSha256 !== undefined && sha256Hex(body) !== meta.csvSha256) {

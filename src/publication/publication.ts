@@ -34,7 +34,7 @@ import { Views } from './views.ts';
 
 export { type ServedText, serve } from './served.ts';
 
-export interface PublicationOptions {
+export interface PublicationOptions extends Pick<PublicationContext, 'offload'> {
   readonly specs: readonly BenchmarkSpec[];
   readonly store: Store;
   /** Site name and base URL; taken from `config` when omitted. */
@@ -97,6 +97,7 @@ export class Publication implements PublicationApi {
       site: () => this.site,
       build: opts.build ?? processBuildInfo(),
       specHashes: specHashes(opts.specs),
+      offload: opts.offload,
     };
     this.fresh = new FreshnessTracker(ctx);
     this.points = new EvalPoints(ctx, this.fresh);
@@ -114,8 +115,7 @@ export class Publication implements PublicationApi {
       maxViewAgeMs: opts.maxViewAgeMs ?? 60_000,
     });
     this.filters = new FilterResolver(ctx);
-    // The regions already stored are known before the first request asks for one.
-    this.filters.markStale();
+    this.filters.markStale(); // the regions already stored are known before a request asks for one
     const slugsOf = benchmarksOfMetrics(this.specs);
     this.unsubscribe = ctx.store.onAppend((metrics, minT, maxT) => {
       this.filters.markStale();
@@ -135,8 +135,7 @@ export class Publication implements PublicationApi {
         this.dataset.changed();
       },
       loadDataValues: () => this.filters.loadDataValues(),
-      // A change of the engine's state drops every live view: recomputed degraded, or live again.
-      engineChanged: () => this.dropViews(),
+      engineChanged: () => this.dropViews(), // every live view recomputed degraded, or live again
     });
     // Simulated samples found in the store: every view built before is dropped and re-announced.
     const simulated = site.simulated === true || opts.config?.simulated === true;
@@ -149,6 +148,7 @@ export class Publication implements PublicationApi {
       checkDay: (day) => this.days.checkDay(day),
       firstDay: () => this.days.firstDay(),
       frozenIndexSite: (day) => this.days.frozenIndexSite(day),
+      files: ctx.offload?.datasetFiles,
     });
   }
 

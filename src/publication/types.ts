@@ -1,9 +1,10 @@
 import type { CitableIndex, Compare, Filters, Series, Stat } from '../core/api-schemas.ts';
 import type { BuildInfo } from '../core/provenance.ts';
-import type { SeriesRange } from '../core/series.ts';
-import type { BenchmarkSpec } from '../core/spec-schema.ts';
+import type { SeriesInput, SeriesRange } from '../core/series.ts';
+import type { BenchmarkSpec, ProviderEntry } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
+import type { DatasetWriter } from './dataset-files.ts';
 import type { ProfileResult } from './provider-profiles.ts';
 
 /** A computed view kept as serialized bytes; serving it does no JSON work. */
@@ -27,7 +28,25 @@ export interface PublicationContext {
   readonly build: BuildInfo;
   /** `{slug: sha256}` of `specs` (src/core/spec-hash.ts), computed once. */
   readonly specHashes: Readonly<Record<string, string>>;
+  /** Pure work a worker thread does instead of the event loop (src/workers/); inline when absent. */
+  readonly offload?: Offload | undefined;
 }
+
+/** What the service's worker threads (src/workers/service-workers.ts) compute for the publication. */
+export interface Offload {
+  /** A series' grid (core/series.ts evaluateSeries). */
+  readonly evaluateSeries: SeriesEvaluator;
+  /** A day's dataset files, and a frozen day's CSV from its Parquet (dataset-files.ts). */
+  readonly datasetFiles: DatasetWriter;
+}
+
+/** core/series.ts evaluateSeries, maybe off the event loop. */
+export type SeriesEvaluator = (
+  providers: readonly ProviderEntry[],
+  input: SeriesInput,
+  timestamps: readonly number[],
+  windowMs: number,
+) => Promise<Map<string, (number | null)[]>>;
 
 export type FilterResolution =
   | { ok: true; filters: Filters | null }

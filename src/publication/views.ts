@@ -166,14 +166,11 @@ export class Views {
     return this.seriesViews.get(seriesKey(slug, filters, range, providers), slug, (at) =>
       guarded(async () =>
         serve(
-          await computeSeries(this.ctx.store, {
-            spec,
-            filters,
-            range,
-            providers,
-            evalTime: at,
-            simulated: this.ctx.site().simulated === true,
-          }),
+          await computeSeries(
+            this.ctx.store,
+            { spec, filters, range, providers, evalTime: at, simulated: this.ctx.site().simulated === true },
+            this.ctx.offload?.evaluateSeries,
+          ),
         ),
       ),
     );

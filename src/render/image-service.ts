@@ -7,10 +7,17 @@ import type { PublicationApi, Served } from '../publication/types.ts';
 import { Lru } from './lru.ts';
 import { type OgModel, ogModelFromStat } from './og-model.ts';
 import type { OgRenderResult } from './og-render.ts';
-import { RenderBusyError } from './og-worker-client.ts';
 
 /** Rendered bytes with every response header prebuilt, handed to sendBytes() as-is. */
 export type StoredImage = BytesResponse;
+
+/** Refused at once when the render queue is full (the route answers 503 with Retry-After). */
+export class RenderBusyError extends Error {
+  constructor(queued: number) {
+    super(`${queued} OG renders are already queued`);
+    this.name = 'RenderBusyError';
+  }
+}
 
 export interface OgRenderer {
   render(model: OgModel): Promise<OgRenderResult>;

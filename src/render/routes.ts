@@ -10,17 +10,21 @@ import { publicationErrorResponse, sendBytes, sendError } from '../http/respond.
 import { defaultInvalid, type InvalidHook, openRoute, type RawQuery } from '../http/route-kit.ts';
 import { loadShedder } from '../load-shed.ts';
 import { UnknownBenchmarkError } from '../publication/types.ts';
-import { ImageService, type StoredImage } from './image-service.ts';
-import { OgWorkerClient, RenderBusyError } from './og-worker-client.ts';
+import { ServiceWorkers } from '../workers/service-workers.ts';
+import { ImageService, RenderBusyError, type StoredImage } from './image-service.ts';
 
 export { ImageService } from './image-service.ts';
 
-/** The production ImageService: one render worker, OG re-rendered on publication changes. */
+/**
+ * The production ImageService: OG renders on the service's worker threads (their closing is the
+ * service's), or on a worker of its own (closed with it); OG re-rendered on publication changes.
+ */
 export function createImageService(deps: AppDeps): ImageService {
+  const shared = deps.workers;
   return new ImageService({
     publication: deps.publication,
     siteName: deps.config.siteName,
-    renderer: new OgWorkerClient(),
+    renderer: shared ? { render: (m) => shared.render(m), close: async () => {} } : new ServiceWorkers(1),
     metrics: deps.metrics,
   });
 }

@@ -1,12 +1,21 @@
 import { STORED_METRIC_NAMES } from '../../core/metric-names.ts';
 import { type Labels, labelsKey, type Sample } from '../../core/samples.ts';
 import type { SampleStore } from '../../store/sample-store.ts';
-import type { Expr, MatrixSelectorExpr, VectorSelectorExpr } from './ast.ts';
 import { PromQueryError } from './errors.ts';
 import { type EvalContext, evaluateAt, type SeriesData, type Value } from './evaluate.ts';
 import { guardExpr } from './guard.ts';
 import { parsePromQL } from './parse.ts';
-import { type PromPoint, type PromQueryEngine, type PromResult, point } from './result.ts';
+import {
+  bySortedLabels,
+  evaluateRange,
+  overDeadline,
+  type RangeRequest,
+  type Selector,
+  selectorsOf,
+  tooManyPoints,
+  YIELD_EVERY_MS,
+} from './range-eval.ts';
+import { type PromQueryEngine, type PromResult, point } from './result.ts';
 
 export interface StoreEngineOptions {
   /**
@@ -26,37 +35,16 @@ export interface StoreEngineOptions {
   readonly allowedMetrics?: readonly string[];
   /** Monotonic-enough clock for the deadline (tests inject one). */
   readonly timer?: () => number;
+  /** Evaluates range queries off the event loop (src/mcp/promql/eval-worker-client.ts). */
+  readonly worker?: RangeEvaluator;
+}
+
+/** Where a range query's steps are evaluated when not inline. */
+export interface RangeEvaluator {
+  evaluate(req: RangeRequest): Promise<PromResult>;
 }
 
 export const DEFAULT_LOOKBACK_MS = 7 * 3_600_000;
-
-/** Longest stretch a range evaluation holds the event loop before letting other work run. */
-const YIELD_EVERY_MS = 4;
-
-type Selector = VectorSelectorExpr | MatrixSelectorExpr;
-
-function collectSelectors(e: Expr, out: Selector[]): void {
-  switch (e.type) {
-    case 'number':
-      return;
-    case 'vector':
-    case 'matrix':
-      out.push(e);
-      return;
-    case 'over_time':
-      if (e.param) collectSelectors(e.param, out);
-      out.push(e.arg);
-      return;
-    case 'aggregate':
-    case 'neg':
-      collectSelectors(e.arg, out);
-      return;
-    case 'binary':
-      collectSelectors(e.lhs, out);
-      collectSelectors(e.rhs, out);
-      return;
-  }
-}
 
 function toSeries(samples: readonly Sample[]): SeriesData[] {
   const byKey = new Map<string, { labels: Labels; ts: number[]; vs: number[] }>();
@@ -92,13 +80,6 @@ function toSeries(samples: readonly Sample[]): SeriesData[] {
   return out;
 }
 
-function bySortedLabels<T extends { metric: Labels }>(rows: T[]): T[] {
-  return rows
-    .map((r) => ({ r, k: labelsKey(r.metric) }))
-    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
-    .map((x) => x.r);
-}
-
 /**
  * Evaluates the supported PromQL subset over the embedded sample store: parse → guard → prefetch
  * every selector once for the whole time span → evaluate each step in memory.
@@ -112,18 +93,17 @@ export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOpti
   const allowedMetrics = opts.allowedMetrics ?? STORED_METRIC_NAMES;
   const timer = opts.timer ?? (() => performance.now());
 
-  const overDeadline = (): PromQueryError =>
-    new PromQueryError('refused', `query exceeded the ${deadlineMs} ms evaluation deadline`);
+  const late = (): PromQueryError => overDeadline(deadlineMs);
 
   async function beforeDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
     const left = deadline - timer();
-    if (left <= 0) throw overDeadline();
+    if (left <= 0) throw late();
     let timeout: ReturnType<typeof setTimeout> | undefined;
     try {
       return await Promise.race([
         p,
         new Promise<never>((_, reject) => {
-          timeout = setTimeout(() => reject(overDeadline()), left);
+          timeout = setTimeout(() => reject(late()), left);
         }),
       ]);
     } finally {
@@ -134,8 +114,7 @@ export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOpti
   async function prepare(query: string, startMs: number, endMs: number, deadline: number) {
     const expr = parsePromQL(query);
     const type = guardExpr(expr, { allowedMetrics, maxRangeMs });
-    const selectors: Selector[] = [];
-    collectSelectors(expr, selectors);
+    const selectors = selectorsOf(expr);
     const data = new Map<Selector, readonly SeriesData[]>();
     let fetched = 0;
     for (const sel of selectors) {
@@ -156,11 +135,7 @@ export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOpti
     return { expr, type, ctx };
   }
 
-  const tooMany = (): PromQueryError =>
-    new PromQueryError(
-      'refused',
-      `result exceeds ${maxPoints} points; narrow the selector or use fewer steps`,
-    );
+  const tooMany = (): PromQueryError => tooManyPoints(maxPoints);
 
   function instantResult(v: Value, t: number): PromResult {
     switch (v.type) {
@@ -208,31 +183,25 @@ export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOpti
           'a range query needs a scalar or instant-vector expression, not a range selector',
         );
       }
-      const series = new Map<string, { metric: Labels; values: PromPoint[] }>();
-      let points = 0;
-      let slice = performance.now();
-      for (let t = startMs; t <= endMs; t += stepMs) {
-        if (timer() > deadline) throw overDeadline();
-        // A 7-day range at 360 steps runs tens of ms: yield every few ms so cached reads on the
-        // same event loop are answered in between instead of waiting for the whole query.
-        if (performance.now() - slice > YIELD_EVERY_MS) {
-          await new Promise((r) => setImmediate(r));
-          slice = performance.now();
-        }
-        const v = evaluateAt(expr, t, ctx);
-        const rows = v.type === 'scalar' ? [{ labels: {}, v: v.v }] : v.type === 'vector' ? v.samples : [];
-        for (const s of rows) {
-          const key = labelsKey(s.labels);
-          let row = series.get(key);
-          if (!row) {
-            row = { metric: s.labels, values: [] };
-            series.set(key, row);
-          }
-          row.values.push(point(t, s.v));
-          if (++points > maxPoints) throw tooMany();
-        }
+      if (!opts.worker) {
+        return evaluateRange(expr, startMs, endMs, stepMs, ctx, {
+          maxPoints,
+          overDeadline: () => (timer() > deadline ? late() : null),
+          yieldEveryMs: YIELD_EVERY_MS,
+        });
       }
-      return { resultType: 'matrix', result: bySortedLabels([...series.values()]) };
+      // Off the event loop: the worker gets the query and the prefetched series, and the time left.
+      return opts.worker.evaluate({
+        query,
+        startMs,
+        endMs,
+        stepMs,
+        lookbackMs,
+        maxPoints,
+        remainingMs: deadline - timer(),
+        deadlineMs,
+        data: selectorsOf(expr).map((sel) => ctx.data.get(sel) ?? []),
+      });
     },
   };
 }

@@ -1,0 +1,28 @@
+/**
+ * A worker entry for test/worker-pool.test.ts, speaking the pool's protocol: `spin` holds its
+ * thread for `ms` and answers its `tag` with the thread id; `fail` throws an error with a `kind`.
+ */
+import { parentPort, threadId } from 'node:worker_threads';
+import type { PoolReply, PoolRequest } from '../../src/concurrency/worker-pool.ts';
+
+if (parentPort) {
+  const port = parentPort;
+  port.on('message', (req: PoolRequest) => {
+    const p = req.payload as { ms?: number; tag?: string };
+    if (req.kind === 'fail') {
+      port.postMessage({
+        id: req.id,
+        ok: false,
+        name: 'Error',
+        message: 'it failed',
+        kind: 'refused',
+      } satisfies PoolReply);
+      return;
+    }
+    const end = Date.now() + (p.ms ?? 0);
+    while (Date.now() < end) {
+      // spin: a computation that never yields
+    }
+    port.postMessage({ id: req.id, ok: true, value: { tag: p.tag, thread: threadId } } satisfies PoolReply);
+  });
+}

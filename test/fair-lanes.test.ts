@@ -95,6 +95,29 @@ describe('FairLanes', () => {
     expect(contended).toBeGreaterThan(opts.share / 2);
     expect(alone).toBeGreaterThan(0.6);
   }, 30_000);
+
+  it('each job is charged its unmetered cost as well: jobs quick to start are still held to the share', async () => {
+    const run = async (contended: boolean) => {
+      const lanes = new FairLanes({ a: { running: 1, queued: 10_000 } }, { ...opts, unmeteredMs: 2 });
+      if (contended) lanes.noteOutside();
+      // Jobs whose metered part is ~0, as a stored answer's or a worker-bound request's start is.
+      for (let i = 0; i < 10_000; i++) lanes.submit('a', (done) => done());
+      const keepAlive = setInterval(() => {
+        if (contended) lanes.noteOutside();
+      }, 5);
+      await sleep(400);
+      clearInterval(keepAlive);
+      const started = lanes.stats()[0]?.started ?? 0;
+      lanes.noteOutside();
+      return started;
+    };
+    const contended = await run(true);
+    const alone = await run(false);
+    // 25% of 400 ms plus the 5 ms cap, at 2 ms a job: ~53 (without the charge, one per loop turn).
+    expect(contended).toBeLessThanOrEqual(Math.ceil((0.25 * 400 + 5) / 2) + 3);
+    expect(contended).toBeGreaterThan(10);
+    expect(alone).toBeGreaterThan(4 * contended);
+  }, 30_000);
 });
 
 describe('lane table', () => {

@@ -20,6 +20,11 @@ export interface FairLanesOptions {
   readonly contendedMs: number;
   /** Credit is capped at this much loop time, ms: an idle spell does not buy a long stall later. */
   readonly maxCreditMs: number;
+  /**
+   * Charged for each job on top of its metered cost, ms: what a job costs the loop where it is not
+   * metered (building its answer after a store read or a worker's reply, writing it). 0 if absent.
+   */
+  readonly unmeteredMs?: number;
   readonly now?: () => number;
 }
 
@@ -53,9 +58,9 @@ export interface LaneStats {
  * sockets. A job's synchronous part and the microtasks it queues are metered and paid from a
  * credit that grows at `share` of wall time while requests outside the lanes come; out of credit,
  * the lanes wait on a timer and the loop serves the rest. What a job resumes later (after a store
- * read, a worker's answer) and the parsing of its request are not metered: the per-class `running`
- * bound keeps the first small, and `share` is set below the lanes' real share to leave room for
- * both. (Charging the lanes all the loop's busy time but the measured replays starved them: a
+ * read, a worker's answer) and the parsing of its request are not metered: each job is charged
+ * `unmeteredMs` for them besides its metered cost, the per-class `running` bound keeps them small,
+ * and `share` is set below the lanes' real share to leave room for both. (Charging the lanes all the loop's busy time but the measured replays starved them: a
  * replay's parsing and socket work, several times its timed part, was charged to the lanes.)
  */
 export class FairLanes {
@@ -171,7 +176,7 @@ export class FairLanes {
       if (startedAt > 0) {
         const cost = this.now() - startedAt;
         this.meteredMs += cost;
-        this.credit -= cost;
+        this.credit -= cost + (this.opts.unmeteredMs ?? 0);
       }
       this.pending = false;
       // Queued from the check phase, the next start waits for the next turn's ready sockets.

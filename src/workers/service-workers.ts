@@ -16,6 +16,7 @@ import { type OgRenderer, RenderBusyError } from '../render/image-service.ts';
 import type { OgModel } from '../render/og-model.ts';
 import type { OgRenderResult } from '../render/og-render.ts';
 import { datasetTask } from './dataset-task.ts';
+import { promqlTask } from './promql-task.ts';
 import { type SeriesTaskResult, seriesTask } from './series-task.ts';
 
 const PROMQL_KINDS: readonly string[] = ['parse', 'unsupported', 'refused'] satisfies PromQueryErrorKind[];
@@ -50,8 +51,10 @@ export class ServiceWorkers implements OgRenderer, RangeEvaluator, Offload {
   async evaluate(req: RangeRequest): Promise<PromResult> {
     try {
       // The worker checks the deadline between steps; one step that never ends is cut here.
-      return await this.pool.run<PromResult>('promql', req, {
+      const { task, transfer } = promqlTask(req);
+      return await this.pool.run<PromResult>('promql', task, {
         timeoutMs: Math.max(0, req.remainingMs) + 1_000,
+        transfer,
       });
     } catch (e) {
       if (e instanceof PoolBusyError) throw new BusyError();

@@ -118,6 +118,37 @@ describe('FairLanes', () => {
     expect(contended).toBeGreaterThan(10);
     expect(alone).toBeGreaterThan(4 * contended);
   }, 30_000);
+
+  it('learns what its jobs cost unmetered while they run alone, and charges that under contention', async () => {
+    const learn = { windowMs: 100, minJobs: 5, minMs: 0.05, maxMs: 5 };
+    // Each job ends at once (its metered part ~0) and then costs the loop ~1.5 ms in a later
+    // turn, as an answer built after a store read or a worker's reply does.
+    const deferred = (done: () => void) => {
+      done();
+      setImmediate(() => spin(1.5));
+    };
+    const lanes = new FairLanes(
+      { a: { running: 1, queued: 100_000 } },
+      { ...opts, unmeteredMs: 0, learnUnmeteredMs: learn },
+    );
+    expect(lanes.unmeteredMs).toBe(0);
+    for (let i = 0; i < 100_000; i++) lanes.submit('a', deferred);
+    await sleep(700);
+    const learnt = lanes.unmeteredMs;
+    expect(learnt).toBeGreaterThan(0.8);
+    expect(learnt).toBeLessThan(5);
+    // Contended, the learnt charge holds the starts to ~share / charge.
+    lanes.noteOutside();
+    const before = lanes.stats()[0]?.started ?? 0;
+    const keepAlive = setInterval(() => lanes.noteOutside(), 5);
+    await sleep(400);
+    clearInterval(keepAlive);
+    const started = (lanes.stats()[0]?.started ?? 0) - before;
+    // Not learnt while other requests come.
+    expect(lanes.unmeteredMs).toBe(learnt);
+    expect(started).toBeLessThanOrEqual(Math.ceil((0.25 * 400 + 5) / learnt) + 3);
+    expect(started).toBeGreaterThan(10);
+  }, 30_000);
 });
 
 describe('lane table', () => {

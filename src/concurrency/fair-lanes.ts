@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { UnmeteredEstimate, type UnmeteredEstimateOptions } from './unmetered-estimate.ts';
 
 /** One class of expensive requests: how many run at once and how many may wait. */
 export interface LaneBounds {
@@ -23,8 +24,10 @@ export interface FairLanesOptions {
   /**
    * Charged for each job on top of its metered cost, ms: what a job costs the loop where it is not
    * metered (building its answer after a store read or a worker's reply, writing it). 0 if absent.
+   * With `learnUnmeteredMs`, only the charge until it is learnt (unmetered-estimate.ts).
    */
   readonly unmeteredMs?: number;
+  readonly learnUnmeteredMs?: Omit<UnmeteredEstimateOptions, 'now'>;
   readonly now?: () => number;
 }
 
@@ -59,7 +62,8 @@ export interface LaneStats {
  * credit that grows at `share` of wall time while requests outside the lanes come; out of credit,
  * the lanes wait on a timer and the loop serves the rest. What a job resumes later (after a store
  * read, a worker's answer) and the parsing of its request are not metered: each job is charged
- * `unmeteredMs` for them besides its metered cost, the per-class `running` bound keeps them small,
+ * for them besides its metered cost (`unmeteredMs`, or learnt while the lanes run alone), the
+ * per-class `running` bound keeps them small,
  * and `share` is set below the lanes' real share to leave room for both. (Charging the lanes all the loop's busy time but the measured replays starved them: a
  * replay's parsing and socket work, several times its timed part, was charged to the lanes.)
  */
@@ -74,6 +78,9 @@ export class FairLanes {
   private readonly now: () => number;
   /** Loop time the lanes' jobs took at their start, their synchronous part and microtasks (ms). */
   meteredMs = 0;
+  /** Jobs started, every lane. */
+  private startedAll = 0;
+  private readonly unmetered: UnmeteredEstimate | null;
 
   constructor(
     classes: Readonly<Record<string, LaneBounds>>,
@@ -82,6 +89,9 @@ export class FairLanes {
     this.now = opts.now ?? (() => performance.now());
     this.paidAt = this.now();
     this.credit = opts.maxCreditMs;
+    this.unmetered = opts.learnUnmeteredMs
+      ? new UnmeteredEstimate(opts.unmeteredMs ?? 0, { ...opts.learnUnmeteredMs, now: this.now })
+      : null;
     for (const [name, bounds] of Object.entries(classes)) {
       const lane: Lane = { name, bounds, waiting: [], running: 0, started: 0, refused: 0 };
       this.lanes.set(name, lane);
@@ -92,6 +102,12 @@ export class FairLanes {
   /** A request outside the lanes (a cached read) was served: the lanes keep to their share a while. */
   noteOutside(): void {
     this.lastOutsideAt = this.now();
+    this.unmetered?.noteOutside();
+  }
+
+  /** What each job is charged besides its metered cost, ms (learnt, or as configured). */
+  get unmeteredMs(): number {
+    return this.unmetered?.ms ?? this.opts.unmeteredMs ?? 0;
   }
 
   /** Queues a job in its class; false when that queue is full (the caller answers 503 + Retry-After). */
@@ -156,6 +172,7 @@ export class FairLanes {
       const job = lane.waiting.shift() as LaneJob;
       lane.running++;
       lane.started++;
+      this.startedAll++;
       let finished = false;
       const done = () => {
         if (finished) return;
@@ -176,7 +193,8 @@ export class FairLanes {
       if (startedAt > 0) {
         const cost = this.now() - startedAt;
         this.meteredMs += cost;
-        this.credit -= cost + (this.opts.unmeteredMs ?? 0);
+        this.unmetered?.update(this.meteredMs, this.startedAll);
+        this.credit -= cost + this.unmeteredMs;
       }
       this.pending = false;
       // Queued from the check phase, the next start waits for the next turn's ready sockets.

@@ -12,15 +12,17 @@ import { answer503 } from './starting.ts';
 export const LANE_SHARE = 0.25;
 
 /**
- * What a lane's job costs the loop where it is not metered, charged per job. Once renders, PromQL,
- * series and dataset files ran on the worker pool, a job's metered part shrank and the lanes'
- * credit no longer bound: in bench:burst the burst kept 79–103% of its rate alone and cached reads
- * 37.5–42.8% of theirs (share 0.25 or 0.12 alike). In its burst alone the loop spent 1.55 ms per
- * burst request of which 0.75 ms was metered (2-core VM, 2026-11-29); with 1 ms charged, cached
- * reads kept 57.0% and each class 35–45% of its rate alone. A machine n× faster spends about 1/n
- * of this, so the charge overstates its jobs: its burst keeps less of its rate alone.
+ * What a lane's job costs the loop where it is not metered, charged per job until it is learnt
+ * (src/concurrency/unmetered-estimate.ts: over 250 ms windows with no cached read and at least 20
+ * jobs, kept within 0.05–5 ms). Once renders, PromQL, series and dataset files ran on the worker
+ * pool, a job's metered part shrank and the lanes' credit no longer bound: in bench:burst the
+ * burst kept 79–103% of its rate alone and cached reads 37.5–42.8% of theirs (share 0.25 or 0.12
+ * alike). In the burst alone the loop spent 1.55 ms per burst request, 0.75 ms of it metered
+ * (2-core VM, 2026-11-29); charged 1 ms, cached reads kept 52–57% and each class 35–59%. Learnt,
+ * the charge follows the machine: a fixed figure overstates a faster machine's jobs.
  */
 export const UNMETERED_JOB_MS = 1;
+const LEARN_UNMETERED = { windowMs: 250, minJobs: 20, minMs: 0.05, maxMs: 5 } as const;
 const CONTENDED_MS = 50;
 const MAX_CREDIT_MS = 5;
 
@@ -47,6 +49,7 @@ export function laneGate(serve: Listener, metrics: Registry): { listener: Listen
     contendedMs: CONTENDED_MS,
     maxCreditMs: MAX_CREDIT_MS,
     unmeteredMs: UNMETERED_JOB_MS,
+    learnUnmeteredMs: LEARN_UNMETERED,
   });
   registerLaneMetrics(lanes, metrics);
   const listener: Listener = (req, res) => {
@@ -102,6 +105,14 @@ function registerLaneMetrics(lanes: FairLanes, metrics: Registry): void {
     collect() {
       this.reset();
       this.inc(lanes.meteredMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'http_lane_unmetered_job_seconds',
+    help: 'What each lane job is charged besides its metered time, learnt while the lanes run alone',
+    registers: [metrics],
+    collect() {
+      this.set(lanes.unmeteredMs / 1000);
     },
   });
 }

@@ -5,18 +5,12 @@
  * the gaps between its ticks, so the longest gap is the longest block the query caused. In-process.
  */
 import { performance } from 'node:perf_hooks';
-import { buildDataset } from '../src/demo/dataset.ts';
 import { createStoreQueryEngine } from '../src/mcp/promql/store-engine.ts';
-import { openDuckDbStore } from '../src/store/duckdb-store.ts';
+import { DAY, NOW, QUERY, STEP, weekStore } from './promql-week.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
-const DAY = 86_400_000;
-const NOW = Math.floor(Date.now() / 1_800_000) * 1_800_000;
-const QUERY = 'avg by (provider) (avg_over_time(token_trade_capture_pct[6h]))';
-const STEP = Math.floor((7 * DAY) / 359);
 
-const store = await openDuckDbStore({ path: ':memory:' });
-await store.append(buildDataset({ seed: 7, days: 7, end: NOW }));
+const store = await weekStore();
 const engine = createStoreQueryEngine(store, { deadlineMs: 60_000 });
 await engine.range(QUERY, NOW - 7 * DAY, NOW, STEP);
 const rows: { maxBlockMs: number; activeMs: number; wallMs: number }[] = [];

@@ -6,19 +6,13 @@
  * would have waited behind. In-process, on this machine.
  */
 import { performance } from 'node:perf_hooks';
-import { buildDataset } from '../src/demo/dataset.ts';
 import { createStoreQueryEngine } from '../src/mcp/promql/store-engine.ts';
-import { openDuckDbStore } from '../src/store/duckdb-store.ts';
 import { ServiceWorkers } from '../src/workers/service-workers.ts';
+import { DAY, NOW, QUERY, STEP, weekStore } from './promql-week.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 20);
-const DAY = 86_400_000;
-const NOW = Math.floor(Date.now() / 1_800_000) * 1_800_000;
-const QUERY = 'avg by (provider) (avg_over_time(token_trade_capture_pct[6h]))';
-const STEP = Math.floor((7 * DAY) / 359);
 
-const store = await openDuckDbStore({ path: ':memory:' });
-await store.append(buildDataset({ seed: 7, days: 7, end: NOW }));
+const store = await weekStore();
 const worker = new ServiceWorkers(1);
 const engines = {
   inline: createStoreQueryEngine(store, { deadlineMs: 60_000 }),

@@ -14,6 +14,7 @@ import { registerMcpRoutes } from '../src/mcp/routes.ts';
 import { type DuckDbStore, openDuckDbStore } from '../src/store/duckdb-store.ts';
 import { ServiceWorkers } from '../src/workers/service-workers.ts';
 import { fixture, NOW } from './helpers/fixture.ts';
+import { toolCallInit } from './helpers/mcp-call.ts';
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
@@ -96,24 +97,14 @@ describe('PromQL range queries in a worker thread', () => {
     });
     const overloaded = vi.spyOn(loadShedder, 'overloaded').mockReturnValue(true);
     try {
-      const res = await app.request('/api/mcp/mcp', {
-        method: 'POST',
-        headers: {
-          host: 'localhost:8080',
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: {
-            name: 'query_prom',
-            arguments: { query: 'avg by (provider) (token_trade_capture_pct)', windowSec: 86_400, steps: 48 },
-          },
-        }),
-      });
+      const res = await app.request(
+        '/api/mcp/mcp',
+        toolCallInit(
+          'query_prom',
+          { query: 'avg by (provider) (token_trade_capture_pct)', windowSec: 86_400, steps: 48 },
+          { host: 'localhost:8080' },
+        ),
+      );
       const body = (await res.json()) as { result: { isError?: boolean; content: { text: string }[] } };
       expect(body.result.isError, body.result.content[0]?.text).toBeUndefined();
       expect(JSON.parse(body.result.content[0]?.text ?? '{}')).toMatchObject({ resultType: 'matrix' });

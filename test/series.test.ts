@@ -9,6 +9,7 @@ import type { Sample } from '../src/core/samples.ts';
 import { carryForward, evaluateSeries, seriesGrid, sparklineSegments } from '../src/core/series.ts';
 import { METRICS } from '../src/harness/families/metric-names.ts';
 import { fixture, H, NOW } from './helpers/fixture.ts';
+import { toolCallInit } from './helpers/mcp-call.ts';
 import { serverWithApi } from './helpers/openapi.ts';
 
 const MIN = 60_000;
@@ -250,23 +251,10 @@ describe('HTTP and MCP', () => {
   });
 
   it('the MCP tool get_series returns the same JSON', async () => {
-    const res = await t.srv.get('/api/mcp/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'get_series',
-          arguments: { slug: 'token-trade-coverage', range: '30d', chain: 'base' },
-        },
-      }),
-    });
+    const res = await t.srv.get(
+      '/api/mcp/mcp',
+      toolCallInit('get_series', { slug: 'token-trade-coverage', range: '30d', chain: 'base' }),
+    );
     const rpc = await res.json();
     const http = await (await t.srv.get('/api/series/token-trade-coverage?range=30d&chain=base')).json();
     expect(rpc.result.structuredContent).toEqual(http);

@@ -90,6 +90,19 @@ describe('worker pool', () => {
     expect(p.starts).toBe(2);
   }, 30_000);
 
+  it("a worker's start is not its first task's time: a slow start does not time the task out", async () => {
+    process.env.POOL_TEST_BOOT_MS = '800';
+    const p = pool(1);
+    try {
+      // Sent while the worker starts (tsx, then 800 ms of its entry): timed only once it is ready.
+      const first = await p.run<Answer>('a', { ms: 1, tag: 'first' }, { timeoutMs: 300 });
+      expect(first.tag).toBe('first');
+      expect(p.starts).toBe(1);
+    } finally {
+      delete process.env.POOL_TEST_BOOT_MS;
+    }
+  }, 30_000);
+
   it('closing waits for a running task only up to its grace, then stops the worker', async () => {
     const p = pool(1);
     await p.run('a', { ms: 1, tag: 'warm' }, { timeoutMs: 20_000 });

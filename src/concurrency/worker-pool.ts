@@ -50,6 +50,18 @@ export type PoolReply =
       readonly kind: string | null;
     };
 
+/** What a worker posts once it listens, before any reply: a task's timeout runs from then. */
+export interface PoolReady {
+  readonly ready: true;
+}
+
+/**
+ * A worker that has not said it is ready after this long is stopped. Its start (tsx's loader, the
+ * entry's imports) is not any task's time: timed against the first task's timeout, a slow machine's
+ * start killed the worker, and the next task started another, which was killed the same way.
+ */
+const BOOT_TIMEOUT_MS = 60_000;
+
 export interface RunOptions {
   /** The worker is killed (and restarted for the next task) when the task runs longer. */
   readonly timeoutMs: number;
@@ -67,9 +79,12 @@ interface Job {
 
 interface Slot {
   worker: Worker | null;
+  /** The worker said it is ready (PoolReady). */
+  ready: boolean;
   job: Job | null;
   id: number;
   timer: NodeJS.Timeout | null;
+  boot: NodeJS.Timeout | null;
 }
 
 /** The pool's default size: one thread per core beside the event loop's, at least one. */
@@ -108,9 +123,11 @@ export class WorkerPool {
   constructor(private readonly opts: WorkerPoolOptions) {
     this.slots = Array.from({ length: Math.max(1, opts.size) }, () => ({
       worker: null,
+      ready: false,
       job: null,
       id: 0,
       timer: null,
+      boot: null,
     }));
   }
 
@@ -209,26 +226,49 @@ export class WorkerPool {
     const worker = slot.worker ?? this.spawn(slot);
     slot.job = job;
     slot.id = this.nextId++;
-    slot.timer = setTimeout(() => {
-      this.fail(slot, worker, new PoolTimeoutError(job.kind, job.opts.timeoutMs));
-      void worker.terminate();
-    }, job.opts.timeoutMs);
-    slot.timer.unref();
+    // A starting worker gets the task now (its port keeps it) and the timeout once it is ready.
+    if (slot.ready) this.arm(slot, worker, job);
     // Keep the process alive only while a task is out.
     worker.ref();
     const req: PoolRequest = { id: slot.id, kind: job.kind, payload: job.payload };
     worker.postMessage(req, job.opts.transfer ?? []);
   }
 
+  /** The task's timeout: past it, its worker is stopped and the task fails. */
+  private arm(slot: Slot, worker: Worker, job: Job): void {
+    slot.timer = setTimeout(() => {
+      this.fail(slot, worker, new PoolTimeoutError(job.kind, job.opts.timeoutMs));
+      void worker.terminate();
+    }, job.opts.timeoutMs);
+    slot.timer.unref();
+  }
+
   private spawn(slot: Slot): Worker {
     const w = startTsWorker(this.opts.from, this.opts.name);
     this.starts += 1;
     w.unref();
-    w.on('message', (reply: PoolReply) => this.settle(slot, w, reply));
+    slot.ready = false;
+    slot.boot = setTimeout(() => {
+      this.fail(slot, w, new Error(`worker did not start within ${BOOT_TIMEOUT_MS} ms`));
+      void w.terminate();
+    }, BOOT_TIMEOUT_MS);
+    slot.boot.unref();
+    w.on('message', (msg: PoolReply | PoolReady) => {
+      if ('ready' in msg) this.readied(slot, w);
+      else this.settle(slot, w, msg);
+    });
     w.on('error', (err) => this.fail(slot, w, err instanceof Error ? err : new Error(String(err))));
     w.on('exit', (code) => this.fail(slot, w, new Error(`worker exited with code ${code}`)));
     slot.worker = w;
     return w;
+  }
+
+  private readied(slot: Slot, w: Worker): void {
+    if (slot.worker !== w) return;
+    slot.ready = true;
+    if (slot.boot) clearTimeout(slot.boot);
+    slot.boot = null;
+    if (slot.job && !slot.timer) this.arm(slot, w, slot.job);
   }
 
   private settle(slot: Slot, w: Worker, reply: PoolReply): void {
@@ -247,6 +287,9 @@ export class WorkerPool {
   private fail(slot: Slot, w: Worker, err: Error): void {
     if (slot.worker !== w) return;
     slot.worker = null;
+    slot.ready = false;
+    if (slot.boot) clearTimeout(slot.boot);
+    slot.boot = null;
     const job = slot.job;
     this.release(slot);
     job?.reject(err);

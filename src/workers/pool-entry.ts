@@ -4,7 +4,7 @@
  * sockets stay on the event loop. Protocol: PoolRequest in, PoolReply out (worker-pool.ts).
  */
 import { parentPort, type Transferable } from 'node:worker_threads';
-import type { PoolReply, PoolRequest } from '../concurrency/worker-pool.ts';
+import type { PoolReady, PoolReply, PoolRequest } from '../concurrency/worker-pool.ts';
 import { evaluateRequest } from '../mcp/promql/range-eval.ts';
 import type { OgFont } from '../render/fonts.ts';
 import type { OgModel } from '../render/og-model.ts';
@@ -63,4 +63,6 @@ if (parentPort) {
       (err: unknown) => port.postMessage(failure(req.id, err)),
     );
   });
+  // Listening: the pool times tasks from here (its start is not a task's time).
+  port.postMessage({ ready: true } satisfies PoolReady);
 }

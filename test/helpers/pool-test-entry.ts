@@ -1,12 +1,18 @@
 /**
- * A worker entry for test/worker-pool.test.ts, speaking the pool's protocol: `spin` holds its
+ * A worker entry for test/worker-pool.test.ts, speaking the pool's protocol (ready once it listens): `spin` holds its
  * thread for `ms` and answers its `tag` with the thread id; `fail` throws an error with a `kind`.
  */
 import { parentPort, threadId } from 'node:worker_threads';
-import type { PoolReply, PoolRequest } from '../../src/concurrency/worker-pool.ts';
+import type { PoolReady, PoolReply, PoolRequest } from '../../src/concurrency/worker-pool.ts';
 
 if (parentPort) {
   const port = parentPort;
+  // POOL_TEST_BOOT_MS: a slow start (a slow machine's tsx and imports), before it listens.
+  const bootMs = Number(process.env.POOL_TEST_BOOT_MS ?? 0);
+  const end = Date.now() + bootMs;
+  while (Date.now() < end) {
+    // spin: the start holds the thread
+  }
   port.on('message', (req: PoolRequest) => {
     const p = req.payload as { ms?: number; tag?: string };
     if (req.kind === 'fail') {
@@ -25,4 +31,5 @@ if (parentPort) {
     }
     port.postMessage({ id: req.id, ok: true, value: { tag: p.tag, thread: threadId } } satisfies PoolReply);
   });
+  port.postMessage({ ready: true } satisfies PoolReady);
 }

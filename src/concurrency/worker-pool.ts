@@ -99,6 +99,8 @@ export interface WorkerPoolOptions {
   readonly name: string;
   /** Tasks of one class waiting at most; beyond that a run is refused (PoolBusyError). */
   readonly maxQueued: number;
+  /** A smaller (or larger) bound for some classes, by name. */
+  readonly maxQueuedByKind?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -152,7 +154,8 @@ export class WorkerPool {
       q = [];
       this.queues.set(kind, q);
     }
-    if (q.length >= this.opts.maxQueued) return Promise.reject(new PoolBusyError(kind, q.length));
+    const bound = this.opts.maxQueuedByKind?.[kind] ?? this.opts.maxQueued;
+    if (q.length >= bound) return Promise.reject(new PoolBusyError(kind, q.length));
     const queue = q;
     const done = new Promise<T>((resolve, reject) => {
       queue.push({ kind, payload, opts, resolve: resolve as (v: unknown) => void, reject });

@@ -1,3 +1,4 @@
+import { nextTurn } from '../concurrency/next-turn.ts';
 import type { ChainBests, Filters, Stat } from '../core/api-schemas.ts';
 import { chainBests } from '../core/chain-bests.ts';
 import { withLeaderTests } from '../core/leader-tests.ts';
@@ -183,6 +184,9 @@ async function computeStatNow(
       const all = extrasOf(() => true);
       familyFields = all.statFields;
       const ranked = rowsOf(providers, () => true);
+      // Each step over a day of samples holds the loop for milliseconds (the whole Stat of the
+      // demo's larger trade benchmark held it 20–80 ms in one go on the 2-core VM, in front of
+      // every cached read): the loop serves what waits between them.
       await nextTurn();
       rankings = withLeaderTests(ranked, {
         values: inWindow,
@@ -249,10 +253,3 @@ async function perChain(
   }
   return chainBests(chains, (chain) => rows.get(chain) ?? []);
 }
-
-/**
- * Lets the loop serve what waits between the steps of a Stat: each step over a day of samples
- * holds it for milliseconds (the whole Stat of the demo's larger trade benchmark held it 20–80 ms
- * in one go on the 2-core VM, in front of every cached read).
- */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

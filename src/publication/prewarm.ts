@@ -1,3 +1,4 @@
+import { nextTurn } from '../concurrency/next-turn.ts';
 import type { Filters } from '../core/api-schemas.ts';
 import type { SeriesRange } from '../core/series.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
@@ -189,7 +190,7 @@ export class Prewarmer {
     const one = async (fn: () => Promise<unknown>): Promise<unknown> => {
       // Requests waiting on the loop go first: a view answered from a cache resolves in a
       // microtask, and a pass of those would otherwise hold the loop from its first view to its last.
-      await new Promise((r) => setImmediate(r));
+      await nextTurn();
       if (this.stopped) return undefined;
       try {
         views++;

@@ -1,10 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { nextTurn } from '../concurrency/next-turn.ts';
 import { labelsKey, type Sample } from '../core/samples.ts';
 import type { SeriesIndex, SeriesRow } from './duckdb-series.ts';
 
 /** Samples an append prepares or stages before it lets the event loop serve others. */
 const APPEND_SLICE = 2000;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 

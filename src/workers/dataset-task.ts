@@ -1,3 +1,4 @@
+import { LoopSlice } from '../concurrency/next-turn.ts';
 import { type PackedSamples, packedBuffers, packSamples, unpackSamples } from '../core/packed-samples.ts';
 import type { Sample } from '../core/samples.ts';
 import { type DatasetFiles, writeDatasetFilesFrom } from '../publication/dataset-files.ts';
@@ -21,13 +22,10 @@ export async function datasetTask(
   kvMetadata: Readonly<Record<string, string>>,
 ): Promise<{ task: DatasetTask; transfer: ArrayBuffer[] }> {
   const packed: PackedSamples[] = [];
-  let slice = performance.now();
+  const slice = new LoopSlice(YIELD_EVERY_MS);
   for await (const b of batches) {
     packed.push(packSamples(b));
-    if (performance.now() - slice > YIELD_EVERY_MS) {
-      await new Promise((r) => setImmediate(r));
-      slice = performance.now();
-    }
+    await slice.pass();
   }
   return { task: { batches: packed, kvMetadata }, transfer: packed.flatMap(packedBuffers) };
 }

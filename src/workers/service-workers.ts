@@ -38,14 +38,24 @@ export class ServiceWorkers implements OgRenderer, RangeEvaluator, Offload {
   readonly pool: WorkerPool;
 
   constructor(size = defaultPoolSize()) {
-    // 8 waiting renders or queries as before the pool (og-worker-client.ts, work-limit.ts); the
-    // series queue also takes the prewarm's, a few per benchmark after each change.
-    this.pool = new WorkerPool({ size, from: import.meta.url, name: 'pool-entry', maxQueued: 64 });
+    // 8 waiting renders as before the pool (the former render worker's bound; PromQL's is its
+    // WorkLimit's); the series queue also takes the prewarm's, a few per benchmark after each change.
+    this.pool = new WorkerPool({
+      size,
+      from: import.meta.url,
+      name: 'pool-entry',
+      maxQueued: 64,
+      maxQueuedByKind: { og: 8 },
+    });
   }
 
   async render(model: OgModel): Promise<OgRenderResult> {
-    if (this.pool.waiting('og') >= 8) throw new RenderBusyError(this.pool.waiting('og'));
-    return this.pool.run<OgRenderResult>('og', model, { timeoutMs: OG_TIMEOUT_MS });
+    try {
+      return await this.pool.run<OgRenderResult>('og', model, { timeoutMs: OG_TIMEOUT_MS });
+    } catch (e) {
+      if (e instanceof PoolBusyError) throw new RenderBusyError(this.pool.waiting('og'));
+      throw e;
+    }
   }
 
   async evaluate(req: RangeRequest): Promise<PromResult> {

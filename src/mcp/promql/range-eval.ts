@@ -1,3 +1,4 @@
+import { LoopSlice } from '../../concurrency/next-turn.ts';
 import { type Labels, labelsKey } from '../../core/samples.ts';
 import type { Expr, MatrixSelectorExpr, VectorSelectorExpr } from './ast.ts';
 import { PromQueryError } from './errors.ts';
@@ -94,14 +95,11 @@ export async function evaluateRange(
 ): Promise<PromResult> {
   const series = new Map<string, { metric: Labels; values: PromPoint[] }>();
   let points = 0;
-  let slice = performance.now();
+  const slice = limits.yieldEveryMs === undefined ? null : new LoopSlice(limits.yieldEveryMs);
   for (let t = startMs; t <= endMs; t += stepMs) {
     const late = limits.overDeadline();
     if (late) throw late;
-    if (limits.yieldEveryMs !== undefined && performance.now() - slice > limits.yieldEveryMs) {
-      await new Promise((r) => setImmediate(r));
-      slice = performance.now();
-    }
+    await slice?.pass();
     const v = evaluateAt(expr, t, ctx);
     const rows = v.type === 'scalar' ? [{ labels: {}, v: v.v }] : v.type === 'vector' ? v.samples : [];
     for (const s of rows) {

@@ -166,7 +166,13 @@ export interface DatasetWriter {
     batches: AsyncIterable<readonly Sample[]>,
     kvMetadata: Readonly<Record<string, string>>,
   ): Promise<DatasetFiles>;
-  csvFromParquet(parquet: Uint8Array): Promise<Uint8Array<ArrayBuffer>>;
+  csvFromParquet(parquet: Uint8Array): Promise<HashedFile>;
+}
+
+/** A file's bytes with their hex SHA-256, computed where the bytes were made. */
+export interface HashedFile {
+  readonly body: Uint8Array<ArrayBuffer>;
+  readonly sha256: string;
 }
 
 export const inlineDatasetWriter: DatasetWriter = {
@@ -204,7 +210,7 @@ export async function parquetKvMetadata(parquet: Uint8Array): Promise<Record<str
  * 1-minute RPC samples is a ~90 MB CSV: stored in the samples database it needed a 128 MB block
  * of the store's 256 MB and failed the freeze, so only the Parquet (~2 MB) is stored.
  */
-export async function csvFromParquet(parquet: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
+export async function csvFromParquet(parquet: Uint8Array): Promise<HashedFile> {
   const instance = await DuckDBInstance.create(':memory:', DATASET_DUCKDB);
   const dir = await mkdtemp(join(tmpdir(), 'citebench-dataset-'));
   try {
@@ -216,7 +222,8 @@ export async function csvFromParquet(parquet: Uint8Array): Promise<Uint8Array<Ar
       await conn.run(
         `COPY (SELECT * FROM read_parquet('${parquetPath}')) TO '${csvPath}' (FORMAT csv, HEADER true)`,
       );
-      return new Uint8Array(await readFile(csvPath));
+      const body = new Uint8Array(await readFile(csvPath));
+      return { body, sha256: sha256Hex(body) };
     } finally {
       conn.closeSync();
     }

@@ -1,7 +1,7 @@
 import type { CitableIndex, DatasetIndex, MissingSlots } from '../core/api-schemas.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { DAY_MS, dayEnd, dayStart, parseDay } from '../core/dates.ts';
-import { etagOf } from '../core/hash.ts';
+import { etagOf, etagOfSha256 } from '../core/hash.ts';
 import { STORED_METRIC_NAMES } from '../core/metric-names.ts';
 import type { Provenance } from '../core/provenance.ts';
 import type { Sample } from '../core/samples.ts';
@@ -14,9 +14,11 @@ import {
   type DatasetFiles,
   type DatasetWriter,
   inlineDatasetWriter,
-  sha256Hex,
 } from './dataset-files.ts';
 import { datasetManifest, parquetMetadata } from './dataset-manifest.ts';
+import { type DatasetFile, FrozenDayFiles, fileKey } from './frozen-day-files.ts';
+
+export type { DatasetFile } from './frozen-day-files.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -27,13 +29,6 @@ interface DayMeta {
   readonly csvSha256: string;
   /** The day's missing slots, as its index froze them (absent when none). */
   readonly missingSlots?: MissingSlots;
-}
-
-export interface DatasetFile {
-  readonly body: Uint8Array<ArrayBuffer>;
-  readonly etag: string;
-  /** True for a closed day: the bytes never change. */
-  readonly frozen: boolean;
 }
 
 export type DatasetDayResult =
@@ -85,7 +80,6 @@ const decoder = new TextDecoder();
 const metaKey = (day: string) => `dataset:${day}.json`;
 /** The public manifest, stored apart from the internal meta (which keeps its key and bytes). */
 const manifestKey = (day: string) => `dataset-manifest:${day}.json`;
-const fileKey = (day: string, ext: DatasetExtension) => `dataset:${day}.${ext}`;
 const isoDay = (start: number) => new Date(start).toISOString().slice(0, 10);
 
 /**
@@ -97,7 +91,7 @@ const isoDay = (start: number) => new Date(start).toISOString().slice(0, 10);
 export class DatasetPublisher {
   private readonly freezing = new Map<string, Promise<DayMeta>>();
   private readonly metas = new Map<string, DayMeta>();
-  private csvCache: { readonly day: string; readonly file: DatasetFile } | undefined;
+  private readonly frozenFiles: FrozenDayFiles;
   /** Today's newest build, its version and when it settles; kept across changes (todayFiles). */
   private today:
     | { day: string; version: number; files: Promise<DatasetFiles>; settled: Promise<void> }
@@ -113,6 +107,7 @@ export class DatasetPublisher {
   constructor(private readonly deps: DatasetDeps) {
     this.metrics = [...new Set([...STORED_METRIC_NAMES, ...deps.specs.flatMap(specMetrics)])].sort();
     this.files = deps.files ?? inlineDatasetWriter;
+    this.frozenFiles = new FrozenDayFiles(deps.store, this.files);
     this.unsubscribe = deps.store.onAppend(() => this.changed());
   }
 
@@ -232,9 +227,9 @@ export class DatasetPublisher {
       const files = await this.build(parsed.start, provenance);
       if (files.rows > 0) {
         const b64 = encoder.encode(Buffer.from(files.parquet).toString('base64'));
-        await this.deps.store.putSnapshot(fileKey(day, 'parquet'), b64, etagOf(files.parquet));
+        await this.deps.store.putSnapshot(fileKey(day, 'parquet'), b64, etagOfSha256(files.sha256.parquet));
         // The CSV is not stored: it is derived from the Parquet when asked for (csvFromParquet).
-        if (sha256Hex(await this.files.csvFromParquet(files.parquet)) !== files.sha256.csv) {
+        if ((await this.files.csvFromParquet(files.parquet)).sha256 !== files.sha256.csv) {
           throw new Error(`${day}: the CSV derived from the Parquet differs from the CSV written`);
         }
         await this.putManifest(
@@ -322,29 +317,6 @@ export class DatasetPublisher {
     return n;
   }
 
-  private async frozenFile(day: string, ext: DatasetExtension): Promise<DatasetFile | null> {
-    const stored = await this.deps.store.getSnapshot(fileKey(day, ext));
-    // Days frozen before the CSV was derived keep their stored CSV.
-    if (stored && ext === 'csv')
-      return { body: stored.body as Uint8Array<ArrayBuffer>, etag: stored.etag, frozen: true };
-    const parquet = ext === 'csv' ? await this.deps.store.getSnapshot(fileKey(day, 'parquet')) : stored;
-    if (!parquet) return null;
-    const bytes = new Uint8Array(Buffer.from(decoder.decode(parquet.body), 'base64'));
-    if (ext === 'parquet') return { body: bytes, etag: parquet.etag, frozen: true };
-    const cached = this.csvCache;
-    if (cached?.day === day) return cached.file;
-    const body = await this.files.csvFromParquet(bytes);
-    const meta = await this.readMeta(day);
-    // Derived bytes are served only when they are the bytes the day froze (its recorded hash).
-    if (meta?.csvSha256 !== undefined && sha256Hex(body) !== meta.csvSha256) {
-      throw new Error(`${day}: the CSV derived from the frozen Parquet does not match its recorded sha256`);
-    }
-    const file = { body, etag: etagOf(body), frozen: true };
-    // One day's CSV kept: a download is often followed by its HEAD or a retry, not by every day.
-    this.csvCache = { day, file };
-    return file;
-  }
-
   /** GET /api/dataset/{day}.{ext}. */
   async file(day: string, ext: DatasetExtension): Promise<DatasetDayResult> {
     const d = await this.deps.checkDay(day);
@@ -353,13 +325,13 @@ export class DatasetPublisher {
     if (d.kind === 'today') {
       const files = await this.todayFiles(day, d.start);
       if (files.rows === 0) return noData;
-      const body = files[ext];
-      return { kind: 'ok', file: { body, etag: etagOf(body), frozen: false } };
+      // The files were hashed where they were written (a worker thread), not here per request.
+      return { kind: 'ok', file: { body: files[ext], etag: etagOfSha256(files.sha256[ext]), frozen: false } };
     }
     const meta = await this.frozenMeta(day);
     if (meta === null) return notFrozenYet(day);
     if (meta.rows === 0) return noData;
-    const file = await this.frozenFile(day, ext);
+    const file = await this.frozenFiles.get(day, ext, meta.csvSha256);
     if (!file) return { kind: 'not_frozen', message: `${day}'s files are not stored yet; retry shortly.` };
     return { kind: 'ok', file };
   }

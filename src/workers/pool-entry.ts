@@ -37,8 +37,9 @@ const TASKS: Readonly<Record<string, (payload: unknown) => Promise<Done>>> = {
   'dataset-files': async (p) => (await import('./dataset-task.ts')).runDatasetTask(p as DatasetTask),
   'dataset-csv': async (p) => {
     const { csvFromParquet } = await import('../publication/dataset-files.ts');
+    // Hashed here too: the loop checks the hash against the day's and serves it as the ETag.
     const csv = await csvFromParquet(p as Uint8Array);
-    return { value: csv, transfer: [csv.buffer] };
+    return { value: csv, transfer: [csv.body.buffer] };
   },
 };
 

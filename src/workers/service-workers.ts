@@ -10,7 +10,7 @@ import { PromQueryError, type PromQueryErrorKind } from '../mcp/promql/errors.ts
 import { overDeadline, type RangeRequest } from '../mcp/promql/range-eval.ts';
 import type { PromResult } from '../mcp/promql/result.ts';
 import type { RangeEvaluator } from '../mcp/promql/store-engine.ts';
-import type { DatasetFiles, DatasetWriter } from '../publication/dataset-files.ts';
+import type { DatasetFiles, DatasetWriter, HashedFile } from '../publication/dataset-files.ts';
 import type { Offload, SeriesEvaluator } from '../publication/types.ts';
 import { type OgRenderer, RenderBusyError } from '../render/image-service.ts';
 import type { OgModel } from '../render/og-model.ts';
@@ -95,7 +95,10 @@ export class ServiceWorkers implements OgRenderer, RangeEvaluator, Offload {
     csvFromParquet: (parquet) => {
       // A copy is moved: the caller keeps its bytes (a frozen day's Parquet stays cached).
       const copy = parquet.slice();
-      return this.pool.run('dataset-csv', copy, { timeoutMs: DATASET_TIMEOUT_MS, transfer: [copy.buffer] });
+      return this.pool.run<HashedFile>('dataset-csv', copy, {
+        timeoutMs: DATASET_TIMEOUT_MS,
+        transfer: [copy.buffer],
+      });
     },
   };
 

@@ -6,13 +6,15 @@ import { Hono } from 'hono';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testConfig } from '../src/config.ts';
+import { unpackSamples } from '../src/core/packed-samples.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
 import { loadShedder } from '../src/load-shed.ts';
 import { PromQueryError } from '../src/mcp/promql/errors.ts';
 import { createStoreQueryEngine } from '../src/mcp/promql/store-engine.ts';
 import { registerMcpRoutes } from '../src/mcp/routes.ts';
 import { type DuckDbStore, openDuckDbStore } from '../src/store/duckdb-store.ts';
-import { promqlTask, rangeRequestOf } from '../src/workers/promql-task.ts';
+import type { SampleStore, SelectQuery } from '../src/store/sample-store.ts';
+import { promqlTask } from '../src/workers/promql-task.ts';
 import { ServiceWorkers } from '../src/workers/service-workers.ts';
 import { fixture, NOW } from './helpers/fixture.ts';
 import { toolCallInit } from './helpers/mcp-call.ts';
@@ -116,28 +118,47 @@ describe('PromQL range queries in a worker thread', () => {
   }, 30_000);
 });
 
-describe('a range request as the worker gets it', () => {
-  it("moves three buffers per selector, whatever its series count, and unpacks to the loop's request", () => {
-    const series = (n: number, len: number) =>
-      Array.from({ length: n }, (_, k) => ({
-        labels: { __name__: 'm', provider: `p${k}` },
-        ts: Array.from({ length: len + k }, (_, i) => 1_000 * i),
-        vs: Array.from({ length: len + k }, (_, i) => (i % 7 === 0 ? Number.NaN : i * 0.5 + k)),
-      }));
-    const req = {
-      query: 'm + m',
-      startMs: 0,
-      endMs: 60_000,
-      stepMs: 1_000,
-      lookbackMs: 300_000,
-      maxPoints: 11_000,
-      remainingMs: 5_000,
-      deadlineMs: 9_999,
-      data: [series(40, 30), series(0, 0), series(1, 1)],
-    };
-    const { task, transfer } = promqlTask(req);
+describe('a range query as the worker gets it', () => {
+  it("is read packed from the store: the same samples as select's, SQL and in-memory tail alike", async () => {
+    // The store's in-memory tail holds 74 h: a week is read by SQL, the others from the tail.
+    for (const after of [NOW - 7 * DAY, NOW - 2 * 60 * MIN, NOW - DAY / 2]) {
+      for (const matchers of [[], [{ name: 'chain', op: '=' as const, value: 'base' }]]) {
+        const q = { metric: 'token_trade_capture_pct', matchers, after, until: NOW };
+        const want = await store.select(q);
+        const got = await store.selectPacked(q);
+        expect(want.length).toBeGreaterThan(0);
+        expect(unpackSamples(got)).toEqual(want);
+      }
+    }
+  });
+
+  it('moves three buffers per selector, read with selectPacked, not select', async () => {
+    const calls = { select: 0, selectPacked: 0 };
+    const counted: SampleStore = Object.assign(Object.create(store) as SampleStore, {
+      select: (q: SelectQuery) => {
+        calls.select++;
+        return store.select(q);
+      },
+      selectPacked: (q: SelectQuery) => {
+        calls.selectPacked++;
+        return store.selectPacked(q);
+      },
+    });
+    const sent: number[] = [];
+    const engine = createStoreQueryEngine(counted, {
+      deadlineMs: 30_000,
+      worker: {
+        evaluate: (req) => {
+          sent.push(promqlTask(req).transfer.length);
+          return worker.evaluate(req);
+        },
+      },
+    });
+    const query = 'avg by (provider) (avg_over_time(token_trade_capture_pct[6h])) * 2';
+    const r = await engine.range(query, NOW - 7 * DAY, NOW, 30 * MIN);
+    expect(r.result.length).toBeGreaterThan(0);
+    expect(calls).toEqual({ select: 0, selectPacked: 1 });
     // Two buffers per series moved cost the loop ~1 ms of postMessage for a week-long query.
-    expect(transfer).toHaveLength(3 * req.data.length);
-    expect(rangeRequestOf(structuredClone(task, { transfer }))).toEqual(req);
+    expect(sent).toEqual([3]);
   });
 });

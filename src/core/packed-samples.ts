@@ -40,7 +40,7 @@ export class SamplesPacker {
     let lastI = 0;
     for (const s of samples) {
       if (last === undefined || s.labels !== last.labels || s.metric !== last.metric) {
-        lastI = this.seriesIndex(s);
+        lastI = this.seriesIndex(s.metric, s.labels);
         last = s;
       }
       this.seriesOf[this.n] = lastI;
@@ -48,6 +48,28 @@ export class SamplesPacker {
       this.v[this.n] = s.v;
       this.n++;
     }
+    return this;
+  }
+
+  /**
+   * One series' samples [from, to) given as columns, as a store holds them (a DuckDB chunk's
+   * vectors, the in-memory tail's arrays): copied without a Sample object per row.
+   */
+  addColumns(
+    metric: string,
+    labels: Labels,
+    t: ArrayLike<number>,
+    v: ArrayLike<number>,
+    from = 0,
+    to = t.length,
+  ): this {
+    const count = to - from;
+    if (count <= 0) return this;
+    this.reserve(this.n + count);
+    this.seriesOf.fill(this.seriesIndex(metric, labels), this.n, this.n + count);
+    copyInto(this.t, this.n, t, from, to);
+    copyInto(this.v, this.n, v, from, to);
+    this.n += count;
     return this;
   }
 
@@ -61,13 +83,13 @@ export class SamplesPacker {
     };
   }
 
-  private seriesIndex(s: Sample): number {
-    const known = this.index.get(s.labels);
-    const hit = known?.find((e) => e.metric === s.metric);
+  private seriesIndex(metric: string, labels: Labels): number {
+    const known = this.index.get(labels);
+    const hit = known?.find((e) => e.metric === metric);
     if (hit) return hit.i;
     const i = this.series.length;
-    this.series.push({ metric: s.metric, labels: s.labels });
-    this.index.set(s.labels, [...(known ?? []), { metric: s.metric, i }]);
+    this.series.push({ metric, labels });
+    this.index.set(labels, [...(known ?? []), { metric, i }]);
     return i;
   }
 
@@ -83,6 +105,11 @@ export class SamplesPacker {
     this.t = grow(this.t, (n) => new Float64Array(n));
     this.v = grow(this.v, (n) => new Float64Array(n));
   }
+}
+
+function copyInto(to: Float64Array, at: number, src: ArrayLike<number>, from: number, end: number): void {
+  if (src instanceof Float64Array) to.set(src.subarray(from, end), at);
+  else for (let k = from; k < end; k++) to[at + k - from] = src[k] as number;
 }
 
 export function packSamples(samples: readonly Sample[]): PackedSamples {

@@ -4,7 +4,7 @@ import type { Store } from '../store/sample-store.ts';
 import { EngineUnavailableError } from './types.ts';
 
 /** The reads that go to the engine; snapshots (SNAPSHOT_DIR files) and writes are not gated. */
-const ENGINE_READS = new Set<PropertyKey>(['select', 'latest', 'series', 'timeBounds']);
+const ENGINE_READS = new Set<PropertyKey>(['select', 'selectPacked', 'latest', 'series', 'timeBounds']);
 
 export interface EngineGate {
   /** True while the replica's last poll of the engine failed. */

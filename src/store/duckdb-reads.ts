@@ -1,4 +1,5 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import { type PackedSamples, SamplesPacker } from '../core/packed-samples.ts';
 import type { Sample } from '../core/samples.ts';
 import type { SeriesRow } from './duckdb-series.ts';
 import { idList, int } from './duckdb-sql.ts';
@@ -10,6 +11,12 @@ import type { LatestQuery, SelectQuery } from './sample-store.ts';
  * Reads the in-memory tail can answer never get here (see RecentSamples).
  */
 
+const selectStatement = (q: SelectQuery, series: readonly SeriesRow[]) =>
+  `SELECT series_id, CAST(t AS DOUBLE) AS t, v FROM samples
+   WHERE series_id IN (${idList(series)})
+     AND t > ${int(q.after)} AND t <= ${int(q.until)}
+   ORDER BY series_id, t`;
+
 /** Samples in (after, until] of the given series, ordered by series id, then time. */
 export async function selectSql(
   conn: DuckDBConnection,
@@ -17,12 +24,7 @@ export async function selectSql(
   series: readonly SeriesRow[],
 ): Promise<Sample[]> {
   const byId = new Map(series.map((s) => [s.id, s]));
-  const r = await conn.run(
-    `SELECT series_id, CAST(t AS DOUBLE) AS t, v FROM samples
-     WHERE series_id IN (${idList(series)})
-       AND t > ${int(q.after)} AND t <= ${int(q.until)}
-     ORDER BY series_id, t`,
-  );
+  const r = await conn.run(selectStatement(q, series));
   // Converted chunk by chunk (2,048 rows each), awaiting the next between them: a week of samples
   // converted at once held the event loop ~30 ms on the 2-core VM, in front of cached reads.
   const out: Sample[] = [];
@@ -36,6 +38,48 @@ export async function selectSql(
     }
   }
   return out;
+}
+
+/**
+ * A chunk's column as numbers, read item by item from its vector: no array of JS values built by
+ * the chunk's visitors (getColumns), and any numeric type (INTEGER ids, DOUBLE times and values).
+ */
+function numbers(chunk: DuckDBDataChunk, column: number): Float64Array {
+  const vector = chunk.getColumnVector(column);
+  const out = new Float64Array(vector.itemCount);
+  for (let i = 0; i < out.length; i++) out[i] = Number(vector.getItem(i));
+  return out;
+}
+
+/**
+ * selectSql's samples packed as they are read: each chunk's columns copied into typed arrays, a
+ * series' run at a time, with no Sample object or JS value per row. Converting a week of rows
+ * into objects (DuckDB's values, then Samples) was most of a PromQL query's event-loop time once
+ * its evaluation ran on a worker (bench:promql-loop's profile).
+ */
+export async function selectPackedSql(
+  conn: DuckDBConnection,
+  q: SelectQuery,
+  series: readonly SeriesRow[],
+): Promise<PackedSamples> {
+  const byId = new Map(series.map((s) => [s.id, s]));
+  const r = await conn.run(selectStatement(q, series));
+  const packer = new SamplesPacker();
+  for (;;) {
+    const chunk = await r.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    const ids = numbers(chunk, 0);
+    const ts = numbers(chunk, 1);
+    const vs = numbers(chunk, 2);
+    let from = 0;
+    for (let i = 1; i <= ids.length; i++) {
+      if (i < ids.length && ids[i] === ids[from]) continue;
+      const s = byId.get(ids[from] as number) as SeriesRow;
+      packer.addColumns(s.metric, s.labels, ts, vs, from, i);
+      from = i;
+    }
+  }
+  return packer.finish();
 }
 
 /** The latest sample per series, read from the table; keyed by series id. */
@@ -64,6 +108,21 @@ export async function latestSql(
  * The same answer as selectSql from the in-memory tail; throws when the tail no longer covers the
  * range (it was trimmed meanwhile), so the caller falls back to SQL.
  */
+/** selectRecent's samples, packed from the tail's arrays. */
+export function selectRecentPacked(
+  recent: RecentSamples,
+  q: SelectQuery,
+  series: SeriesRow[],
+): PackedSamples {
+  const packer = new SamplesPacker();
+  for (const s of series.sort((a, b) => a.id - b.id)) {
+    const r = recent.range(s.id, q.after, q.until);
+    if (!r) throw new Error('recent samples no longer cover the range');
+    packer.addColumns(s.metric, s.labels, r.t, r.v);
+  }
+  return packer.finish();
+}
+
 export function selectRecent(recent: RecentSamples, q: SelectQuery, series: SeriesRow[]): Sample[] {
   const out: Sample[] = [];
   for (const s of series.sort((a, b) => a.id - b.id)) {

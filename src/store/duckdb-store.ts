@@ -1,9 +1,10 @@
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { type PackedSamples, packSamples } from '../core/packed-samples.ts';
 import type { Sample } from '../core/samples.ts';
 import { appendTransaction, validateSamples } from './duckdb-append.ts';
 import { loadRecent, migrate, prepareStaging, readSeries } from './duckdb-open.ts';
-import { latestSql, selectRecent, selectSql } from './duckdb-reads.ts';
+import { latestSql, selectPackedSql, selectRecent, selectRecentPacked, selectSql } from './duckdb-reads.ts';
 import { SeriesIndex, type SeriesRow } from './duckdb-series.ts';
 import {
   insertSnapshot,
@@ -146,6 +147,17 @@ export class DuckDbStore implements Store {
     const sql = () => this.exclusive(() => selectSql(this.conn, q, series));
     if (q.after >= this.recent.floor) {
       return this.fromMemory(() => selectRecent(this.recent, q, series)).catch(sql);
+    }
+    return sql();
+  }
+
+  selectPacked(q: SelectQuery): Promise<PackedSamples> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    const series = this.matching(q);
+    if (series.length === 0) return Promise.resolve(packSamples([]));
+    const sql = () => this.exclusive(() => selectPackedSql(this.conn, q, series));
+    if (q.after >= this.recent.floor) {
+      return this.fromMemory(() => selectRecentPacked(this.recent, q, series)).catch(sql);
     }
     return sql();
   }

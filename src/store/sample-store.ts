@@ -1,3 +1,4 @@
+import { type PackedSamples, packSamples } from '../core/packed-samples.ts';
 import type { Matcher, Sample } from '../core/samples.ts';
 
 export interface SelectQuery {
@@ -31,6 +32,11 @@ export interface SampleStore {
   append(samples: readonly Sample[]): Promise<number>;
   /** Samples ordered by series, then time. */
   select(q: SelectQuery): Promise<Sample[]>;
+  /**
+   * What select gives, packed (core/packed-samples.ts) as it is read: for a worker thread, without
+   * a Sample object per row on the event loop. Optional: selectPacked() below packs select's.
+   */
+  selectPacked?(q: SelectQuery): Promise<PackedSamples>;
   /** The newest sample at or before `at`, one per matching series. */
   latest(q: LatestQuery): Promise<Sample[]>;
   /** Every series of a metric (or of all metrics) with its labels. */
@@ -39,6 +45,11 @@ export interface SampleStore {
   timeBounds(metrics?: readonly string[]): Promise<{ min: number; max: number } | null>;
   onAppend(listener: AppendListener): () => void;
   close(): Promise<void>;
+}
+
+/** A store's packed read where it has one, else its samples packed. */
+export async function selectPacked(store: SampleStore, q: SelectQuery): Promise<PackedSamples> {
+  return store.selectPacked ? store.selectPacked(q) : packSamples(await store.select(q));
 }
 
 export interface SnapshotEntry {

@@ -5,11 +5,10 @@
  */
 import { parentPort, type Transferable } from 'node:worker_threads';
 import type { PoolReady, PoolReply, PoolRequest } from '../concurrency/worker-pool.ts';
-import { evaluateRequest } from '../mcp/promql/range-eval.ts';
+import { evaluateRequest, type RangeRequest } from '../mcp/promql/range-eval.ts';
 import type { OgFont } from '../render/fonts.ts';
 import type { OgModel } from '../render/og-model.ts';
 import type { DatasetTask } from './dataset-task.ts';
-import { type PromqlTask, rangeRequestOf } from './promql-task.ts';
 import { runSeriesTask, type SeriesTask } from './series-task.ts';
 
 interface Done {
@@ -31,7 +30,7 @@ const TASKS: Readonly<Record<string, (payload: unknown) => Promise<Done>>> = {
     const r = await renderOgPng(p as OgModel, fonts);
     return { value: r, transfer: [r.png.buffer] };
   },
-  promql: async (p) => ({ value: await evaluateRequest(rangeRequestOf(p as PromqlTask)) }),
+  promql: async (p) => ({ value: await evaluateRequest(p as RangeRequest) }),
   series: async (p) => ({ value: runSeriesTask(p as SeriesTask) }),
   // DuckDB (the dataset writer's) loads on the first dataset task, as the renderer does.
   'dataset-files': async (p) => (await import('./dataset-task.ts')).runDatasetTask(p as DatasetTask),

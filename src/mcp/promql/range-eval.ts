@@ -1,10 +1,12 @@
 import { LoopSlice } from '../../concurrency/next-turn.ts';
+import { type PackedSamples, packSamples, unpackSamples } from '../../core/packed-samples.ts';
 import { type Labels, labelsKey } from '../../core/samples.ts';
 import type { Expr, MatrixSelectorExpr, VectorSelectorExpr } from './ast.ts';
 import { PromQueryError } from './errors.ts';
 import { type EvalContext, evaluateAt, type SeriesData } from './evaluate.ts';
 import { parsePromQL } from './parse.ts';
 import { type PromPoint, type PromResult, point } from './result.ts';
+import { toSeries } from './series-data.ts';
 
 /** Longest stretch a range evaluation holds the event loop before letting other work run. */
 export const YIELD_EVERY_MS = 4;
@@ -72,8 +74,8 @@ export interface RangeRequest {
   /** Of the query's deadline (the worker's clock is not the caller's). */
   readonly remainingMs: number;
   readonly deadlineMs: number;
-  /** The prefetched series of each selector, in selectorsOf order. */
-  readonly data: readonly (readonly SeriesData[])[];
+  /** The prefetched samples of each selector, packed as the store read them, in selectorsOf order. */
+  readonly data: readonly PackedSamples[];
 }
 
 /**
@@ -126,7 +128,9 @@ export async function evaluateRequest(r: RangeRequest): Promise<PromResult> {
   if (selectors.length !== r.data.length) {
     throw new Error(`the query has ${selectors.length} selectors, ${r.data.length} series sets were sent`);
   }
-  const data = new Map<Selector, readonly SeriesData[]>(selectors.map((s, i) => [s, r.data[i] ?? []]));
+  const data = new Map<Selector, readonly SeriesData[]>(
+    selectors.map((s, i) => [s, toSeries(unpackSamples(r.data[i] ?? packSamples([])))]),
+  );
   const deadline = performance.now() + r.remainingMs;
   return evaluateRange(
     expr,

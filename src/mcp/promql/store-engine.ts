@@ -1,8 +1,14 @@
 import { STORED_METRIC_NAMES } from '../../core/metric-names.ts';
-import { type Labels, labelsKey, type Sample } from '../../core/samples.ts';
-import type { SampleStore } from '../../store/sample-store.ts';
+import { type PackedSamples, packSamples } from '../../core/packed-samples.ts';
+import type { Sample } from '../../core/samples.ts';
+import {
+  type LatestQuery,
+  type SampleStore,
+  type SelectQuery,
+  selectPacked,
+} from '../../store/sample-store.ts';
 import { PromQueryError } from './errors.ts';
-import { type EvalContext, evaluateAt, type SeriesData, type Value } from './evaluate.ts';
+import { type EvalContext, evaluateAt, type Value } from './evaluate.ts';
 import { guardExpr } from './guard.ts';
 import { parsePromQL } from './parse.ts';
 import {
@@ -16,6 +22,7 @@ import {
   YIELD_EVERY_MS,
 } from './range-eval.ts';
 import { type PromQueryEngine, type PromResult, point } from './result.ts';
+import { toSeries } from './series-data.ts';
 
 export interface StoreEngineOptions {
   /**
@@ -45,40 +52,6 @@ export interface RangeEvaluator {
 }
 
 export const DEFAULT_LOOKBACK_MS = 7 * 3_600_000;
-
-function toSeries(samples: readonly Sample[]): SeriesData[] {
-  const byKey = new Map<string, { labels: Labels; ts: number[]; vs: number[] }>();
-  // The store hands out one labels object per series, in runs: its key is computed once per run,
-  // not per sample (per sample, the keys were most of a 7-day query's time on the event loop).
-  let lastLabels: Labels | undefined;
-  let lastMetric = '';
-  let d: { labels: Labels; ts: number[]; vs: number[] } | undefined;
-  for (const s of samples) {
-    if (d === undefined || s.labels !== lastLabels || s.metric !== lastMetric) {
-      lastLabels = s.labels;
-      lastMetric = s.metric;
-      const labels: Labels = { ...s.labels, __name__: s.metric };
-      const key = labelsKey(labels);
-      d = byKey.get(key);
-      if (!d) {
-        d = { labels, ts: [], vs: [] };
-        byKey.set(key, d);
-      }
-    }
-    d.ts.push(s.t);
-    d.vs.push(s.v);
-  }
-  const out = [...byKey.values()];
-  for (const d of out) {
-    // The store promises time order within a series; re-sort only if it did not hold.
-    if (d.ts.some((t, i) => i > 0 && t < (d.ts[i - 1] as number))) {
-      const idx = d.ts.map((_, i) => i).sort((a, b) => (d.ts[a] as number) - (d.ts[b] as number));
-      d.ts = idx.map((i) => d.ts[i] as number);
-      d.vs = idx.map((i) => d.vs[i] as number);
-    }
-  }
-  return out;
-}
 
 /**
  * Evaluates the supported PromQL subset over the embedded sample store: parse → guard → prefetch
@@ -111,11 +84,34 @@ export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOpti
     }
   }
 
-  async function prepare(query: string, startMs: number, endMs: number, deadline: number) {
+  /** How prepare reads: samples for an evaluation here, packed ones for a worker. */
+  interface Reads<T> {
+    select(q: SelectQuery): Promise<T>;
+    latest(q: LatestQuery): Promise<T>;
+    count(fetched: T): number;
+  }
+  const asSamples: Reads<readonly Sample[]> = {
+    select: (q) => store.select(q),
+    latest: (q) => store.latest(q),
+    count: (x) => x.length,
+  };
+  const packed: Reads<PackedSamples> = {
+    select: (q) => selectPacked(store, q),
+    latest: async (q) => packSamples(await store.latest(q)),
+    count: (p) => p.t.length,
+  };
+
+  async function prepare<T>(
+    query: string,
+    startMs: number,
+    endMs: number,
+    deadline: number,
+    reads: Reads<T>,
+  ) {
     const expr = parsePromQL(query);
     const type = guardExpr(expr, { allowedMetrics, maxRangeMs });
     const selectors = selectorsOf(expr);
-    const data = new Map<Selector, readonly SeriesData[]>();
+    const fetchedBy = new Map<Selector, T>();
     let fetched = 0;
     for (const sel of selectors) {
       const base = sel.type === 'matrix' ? sel.selector : sel;
@@ -123,19 +119,29 @@ export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOpti
       const q = { metric: base.metric, matchers: base.matchers };
       const samples =
         sel.type === 'vector' && startMs === endMs
-          ? await beforeDeadline(store.latest({ ...q, at: endMs, notBefore: endMs - lookbackMs }), deadline)
-          : await beforeDeadline(store.select({ ...q, after: startMs - reach, until: endMs }), deadline);
-      fetched += samples.length;
+          ? await beforeDeadline(reads.latest({ ...q, at: endMs, notBefore: endMs - lookbackMs }), deadline)
+          : await beforeDeadline(reads.select({ ...q, after: startMs - reach, until: endMs }), deadline);
+      fetched += reads.count(samples);
       if (fetched > maxFetched) {
         throw new PromQueryError('refused', `query reads more than ${maxFetched} stored samples; narrow it`);
       }
-      data.set(sel, toSeries(samples));
+      fetchedBy.set(sel, samples);
     }
-    const ctx: EvalContext = { data, lookbackMs };
-    return { expr, type, ctx };
+    return { expr, type, fetchedBy };
   }
 
+  /** The prefetched samples grouped by series, as the evaluation reads them. */
+  const contextOf = (fetchedBy: ReadonlyMap<Selector, readonly Sample[]>): EvalContext => ({
+    data: new Map([...fetchedBy].map(([sel, samples]) => [sel, toSeries(samples)])),
+    lookbackMs,
+  });
+
   const tooMany = (): PromQueryError => tooManyPoints(maxPoints);
+  const notInstant = (): PromQueryError =>
+    new PromQueryError(
+      'parse',
+      'a range query needs a scalar or instant-vector expression, not a range selector',
+    );
 
   function instantResult(v: Value, t: number): PromResult {
     switch (v.type) {
@@ -167,8 +173,8 @@ export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOpti
   return {
     async instant(query, atMs) {
       const deadline = timer() + deadlineMs;
-      const { expr, ctx } = await prepare(query, atMs, atMs, deadline);
-      return instantResult(evaluateAt(expr, atMs, ctx), atMs);
+      const { expr, fetchedBy } = await prepare(query, atMs, atMs, deadline, asSamples);
+      return instantResult(evaluateAt(expr, atMs, contextOf(fetchedBy)), atMs);
     },
 
     async range(query, startMs, endMs, stepMs) {
@@ -176,22 +182,21 @@ export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOpti
         throw new PromQueryError('refused', 'bad range: need step > 0 and end ≥ start');
       if (Math.floor((endMs - startMs) / stepMs) + 1 > maxPoints) throw tooMany();
       const deadline = timer() + deadlineMs;
-      const { expr, type, ctx } = await prepare(query, startMs, endMs, deadline);
-      if (type === 'matrix') {
-        throw new PromQueryError(
-          'parse',
-          'a range query needs a scalar or instant-vector expression, not a range selector',
-        );
-      }
-      if (!opts.worker) {
-        return evaluateRange(expr, startMs, endMs, stepMs, ctx, {
+      const worker = opts.worker;
+      if (!worker) {
+        const { expr, type, fetchedBy } = await prepare(query, startMs, endMs, deadline, asSamples);
+        if (type === 'matrix') throw notInstant();
+        return evaluateRange(expr, startMs, endMs, stepMs, contextOf(fetchedBy), {
           maxPoints,
           overDeadline: () => (timer() > deadline ? late() : null),
           yieldEveryMs: YIELD_EVERY_MS,
         });
       }
-      // Off the event loop: the worker gets the query and the prefetched series, and the time left.
-      return opts.worker.evaluate({
+      // Off the event loop: the worker gets the query, the prefetched samples packed as the store
+      // read them (it groups them by series itself), and the time left.
+      const { expr, type, fetchedBy } = await prepare(query, startMs, endMs, deadline, packed);
+      if (type === 'matrix') throw notInstant();
+      return worker.evaluate({
         query,
         startMs,
         endMs,
@@ -200,7 +205,7 @@ export function createStoreQueryEngine(store: SampleStore, opts: StoreEngineOpti
         maxPoints,
         remainingMs: deadline - timer(),
         deadlineMs,
-        data: selectorsOf(expr).map((sel) => ctx.data.get(sel) ?? []),
+        data: selectorsOf(expr).map((sel) => fetchedBy.get(sel) ?? packSamples([])),
       });
     },
   };

@@ -28,7 +28,7 @@ export class SamplesPacker {
   private n = 0;
 
   /** `capacity`: the samples expected; the arrays are exactly this long if no more come. */
-  constructor(capacity = 1024) {
+  constructor(capacity = 0) {
     this.seriesOf = new Uint32Array(capacity);
     this.t = new Float64Array(capacity);
     this.v = new Float64Array(capacity);

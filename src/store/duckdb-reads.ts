@@ -114,12 +114,16 @@ export function selectRecentPacked(
   q: SelectQuery,
   series: SeriesRow[],
 ): PackedSamples {
-  const packer = new SamplesPacker();
-  for (const s of series.sort((a, b) => a.id - b.id)) {
-    const r = recent.range(s.id, q.after, q.until);
-    if (!r) throw new Error('recent samples no longer cover the range');
-    packer.addColumns(s.metric, s.labels, r.t, r.v);
-  }
+  const runs = series
+    .sort((a, b) => a.id - b.id)
+    .map((s) => {
+      const r = recent.rangeIn(s.id, q.after, q.until);
+      if (!r) throw new Error('recent samples no longer cover the range');
+      return { s, r };
+    });
+  // Sized once: most of a day's hourly reads are a few samples or none.
+  const packer = new SamplesPacker(runs.reduce((n, { r }) => n + r.to - r.from, 0));
+  for (const { s, r } of runs) packer.addColumns(s.metric, s.labels, r.t, r.v, r.from, r.to);
   return packer.finish();
 }
 

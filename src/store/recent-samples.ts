@@ -120,12 +120,23 @@ export class RecentSamples {
 
   /** Samples with after < t <= until of one series, or null when the tail does not cover `after`. */
   range(id: number, after: number, until: number): { t: number[]; v: number[] } | null {
+    const r = this.rangeIn(id, after, until);
+    return r && { t: r.t.slice(r.from, r.to), v: r.v.slice(r.from, r.to) };
+  }
+
+  /**
+   * range's samples as [from, to) of the series' own arrays, not copied: for a caller that copies
+   * them at once (a packed read). The arrays change with the next append or trim.
+   */
+  rangeIn(
+    id: number,
+    after: number,
+    until: number,
+  ): { t: readonly number[]; v: readonly number[]; from: number; to: number } | null {
     if (after < this.floorT) return null;
     const c = this.columns.get(id);
-    if (!c) return { t: [], v: [] };
-    const from = upperBound(c.t, after);
-    const to = upperBound(c.t, until);
-    return { t: c.t.slice(from, to), v: c.v.slice(from, to) };
+    if (!c) return { t: [], v: [], from: 0, to: 0 };
+    return { t: c.t, v: c.v, from: upperBound(c.t, after), to: upperBound(c.t, until) };
   }
 
   /**

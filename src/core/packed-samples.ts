@@ -1,4 +1,5 @@
 import type { Labels, Sample } from './samples.ts';
+import type { SeriesInput } from './series.ts';
 
 /**
  * Samples in columns, to hand to a worker thread: times and values in typed arrays that are moved,
@@ -119,6 +120,22 @@ export function packSamples(samples: readonly Sample[]): PackedSamples {
 /** The buffers postMessage may move (pass as its transfer list). */
 export function packedBuffers(p: PackedSamples): ArrayBuffer[] {
   return [p.seriesOf.buffer, p.t.buffer, p.v.buffer] as ArrayBuffer[];
+}
+
+/** core/series.ts's input, its samples packed as the store read them (SampleStore.selectPacked). */
+export interface PackedSeriesInput {
+  readonly mode: SeriesInput['mode'];
+  /** The cell labels of a `window` derivation; empty for `latest`. */
+  readonly cellLabels: readonly string[];
+  readonly samples: PackedSamples;
+}
+
+/** The input core/series.ts evaluates, unpacked where it is evaluated. */
+export function unpackSeriesInput(p: PackedSeriesInput): SeriesInput {
+  const samples = unpackSamples(p.samples);
+  return p.mode === 'latest'
+    ? { mode: 'latest', samples }
+    : { mode: 'window', cellLabels: p.cellLabels, values: samples };
 }
 
 /** The samples from index `from` (inclusive) to `to` (exclusive), all by default. */

@@ -1,14 +1,15 @@
 import type { Filters, Series } from '../core/api-schemas.ts';
+import { unpackSeriesInput } from '../core/packed-samples.ts';
 import { providerColor, providerName } from '../core/providers.ts';
 import { evaluateSeries, SERIES_GRIDS, type SeriesRange, seriesGrid } from '../core/series.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
-import type { SampleStore } from '../store/sample-store.ts';
+import { type SampleStore, selectPacked } from '../store/sample-store.ts';
 import { selection, WINDOW_MS } from './compute.ts';
 import type { SeriesEvaluator } from './types.ts';
 
 /** The grid evaluated on the calling thread (tests, tools, and a service without workers). */
 export const evaluateSeriesInline: SeriesEvaluator = async (providers, input, timestamps, windowMs) =>
-  evaluateSeries(providers, input, timestamps, windowMs);
+  evaluateSeries(providers, unpackSeriesInput(input), timestamps, windowMs);
 
 export interface SeriesRequest {
   readonly spec: BenchmarkSpec;
@@ -37,20 +38,15 @@ export async function computeSeries(
   const d = spec.derivation;
   let values = new Map<string, (number | null)[]>();
   if (providers.length > 0) {
-    const samples = await store.select({
+    // Packed as read (no Sample object per row on the event loop): a worker evaluates them.
+    const samples = await selectPacked(store, {
       metric: d.metric,
       matchers: [providerMatcher, ...labelMatchers],
       after: (timestamps[0] ?? evalTime) - WINDOW_MS,
       until: evalTime,
     });
-    values = await evaluate(
-      providers,
-      d.mode === 'latest'
-        ? { mode: 'latest', samples }
-        : { mode: 'window', cellLabels: d.cellLabels, values: samples },
-      timestamps,
-      WINDOW_MS,
-    );
+    const cellLabels = d.mode === 'latest' ? [] : d.cellLabels;
+    values = await evaluate(providers, { mode: d.mode, cellLabels, samples }, timestamps, WINDOW_MS);
   }
   const wanted = r.providers === null ? null : new Set(r.providers);
   return {

@@ -1,6 +1,7 @@
 import type { CitableIndex, Compare, Filters, Series, Stat } from '../core/api-schemas.ts';
+import type { PackedSeriesInput } from '../core/packed-samples.ts';
 import type { BuildInfo } from '../core/provenance.ts';
-import type { SeriesInput, SeriesRange } from '../core/series.ts';
+import type { SeriesRange } from '../core/series.ts';
 import type { BenchmarkSpec, ProviderEntry } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
 import type { Store } from '../store/sample-store.ts';
@@ -43,7 +44,7 @@ export interface Offload {
 /** core/series.ts evaluateSeries, maybe off the event loop. */
 export type SeriesEvaluator = (
   providers: readonly ProviderEntry[],
-  input: SeriesInput,
+  input: PackedSeriesInput,
   timestamps: readonly number[],
   windowMs: number,
 ) => Promise<Map<string, (number | null)[]>>;

@@ -14,28 +14,51 @@ export const fileKey = (day: string, ext: DatasetExtension) => `dataset:${day}.$
 
 const decoder = new TextDecoder();
 
+/** Bytes of frozen files kept in memory; the newest is kept whatever its size. */
+export const FROZEN_FILES_KEPT_BYTES = 32 * 1024 * 1024;
+
 /**
  * A closed day's files as served: the Parquet decoded from its stored base64, the CSV derived from
  * that Parquet by the writer (a worker thread in the service) and checked against the hash the day
- * froze. Nothing here hashes or converts megabytes on the event loop but the Parquet's decoding, and
- * each extension keeps its last day: a download is often followed by its HEAD or a retry, not by
- * every day, and a frozen day's bytes never change.
+ * froze. A frozen day's bytes never change, so the files served are kept, least recently asked
+ * for dropped first, up to `keptBytes`: with one kept per extension, requests alternating between
+ * days (bench:burst asks for each closed day in turn) read the store, decoded the Parquet on the
+ * event loop and derived the CSV again every time. A day of 1-minute RPC samples is a ~90 MB CSV,
+ * hence the bound.
  */
 export class FrozenDayFiles {
-  private readonly last = new Map<DatasetExtension, { readonly day: string; readonly file: DatasetFile }>();
+  private readonly kept = new Map<string, DatasetFile>();
+  private keptSize = 0;
 
   constructor(
     private readonly store: Pick<Store, 'getSnapshot'>,
     private readonly files: DatasetWriter,
+    private readonly keptBytes = FROZEN_FILES_KEPT_BYTES,
   ) {}
 
   /** The file, or null when the day's files are not stored (yet); `csvSha256` is the day's. */
   async get(day: string, ext: DatasetExtension, csvSha256: string | undefined): Promise<DatasetFile | null> {
-    const kept = this.last.get(ext);
-    if (kept?.day === day) return kept.file;
+    const key = `${day}.${ext}`;
+    const hit = this.kept.get(key);
+    if (hit) {
+      // Most recently asked for: moved to the end of the map's order.
+      this.kept.delete(key);
+      this.kept.set(key, hit);
+      return hit;
+    }
     const file = await this.read(day, ext, csvSha256);
-    if (file) this.last.set(ext, { day, file });
+    if (file && !this.kept.has(key)) this.keep(key, file);
     return file;
+  }
+
+  private keep(key: string, file: DatasetFile): void {
+    this.kept.set(key, file);
+    this.keptSize += file.body.byteLength;
+    for (const [k, f] of this.kept) {
+      if (this.keptSize <= this.keptBytes || k === key) break;
+      this.kept.delete(k);
+      this.keptSize -= f.body.byteLength;
+    }
   }
 
   private async read(

@@ -13,9 +13,9 @@ import { PromQueryError } from '../src/mcp/promql/errors.ts';
 import { createStoreQueryEngine } from '../src/mcp/promql/store-engine.ts';
 import { registerMcpRoutes } from '../src/mcp/routes.ts';
 import { type DuckDbStore, openDuckDbStore } from '../src/store/duckdb-store.ts';
-import type { SampleStore, SelectQuery } from '../src/store/sample-store.ts';
 import { promqlTask } from '../src/workers/promql-task.ts';
 import { ServiceWorkers } from '../src/workers/service-workers.ts';
+import { countingReads } from './helpers/counting-store.ts';
 import { fixture, NOW } from './helpers/fixture.ts';
 import { toolCallInit } from './helpers/mcp-call.ts';
 
@@ -133,17 +133,7 @@ describe('a range query as the worker gets it', () => {
   });
 
   it('moves three buffers per selector, read with selectPacked, not select', async () => {
-    const calls = { select: 0, selectPacked: 0 };
-    const counted: SampleStore = Object.assign(Object.create(store) as SampleStore, {
-      select: (q: SelectQuery) => {
-        calls.select++;
-        return store.select(q);
-      },
-      selectPacked: (q: SelectQuery) => {
-        calls.selectPacked++;
-        return store.selectPacked(q);
-      },
-    });
+    const { store: counted, calls } = countingReads(store);
     const sent: number[] = [];
     const engine = createStoreQueryEngine(counted, {
       deadlineMs: 30_000,

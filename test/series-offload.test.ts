@@ -10,8 +10,8 @@ import { SERIES_RANGES } from '../src/core/series.ts';
 import type { BenchmarkSpec } from '../src/core/spec-schema.ts';
 import { buildDataset } from '../src/demo/dataset.ts';
 import { computeSeries } from '../src/publication/series-view.ts';
-import { type SampleStore, type SelectQuery, selectPacked } from '../src/store/sample-store.ts';
 import { ServiceWorkers } from '../src/workers/service-workers.ts';
+import { countingReads } from './helpers/counting-store.ts';
 import { type Fixture, fixture, NOW } from './helpers/fixture.ts';
 import { type Running, startServer } from './helpers/server.ts';
 
@@ -68,32 +68,9 @@ describe('series grids on a worker thread', () => {
     expect(compared).toBeGreaterThanOrEqual(f.specs.length * SERIES_RANGES.length);
     expect(workers.pool.finished - before).toBe(compared);
   }, 120_000);
-});
-
-describe('a series as the worker gets it', () => {
-  let f: Fixture;
-  const workers = new ServiceWorkers(1);
-  beforeAll(async () => {
-    f = await fixture({ days: 3 });
-  }, 60_000);
-  afterAll(async () => {
-    await workers.close();
-    await f.close();
-  });
 
   it('is read packed from the store (selectPacked), with no Sample object per row on the event loop', async () => {
-    const calls = { select: 0, selectPacked: 0 };
-    const store = f.store as SampleStore;
-    const counted: SampleStore = Object.assign(Object.create(store) as SampleStore, {
-      select: (q: SelectQuery) => {
-        calls.select++;
-        return store.select(q);
-      },
-      selectPacked: (q: SelectQuery) => {
-        calls.selectPacked++;
-        return selectPacked(store, q);
-      },
-    });
+    const { store: counted, calls } = countingReads(f.store);
     const spec = f.specs[0] as BenchmarkSpec;
     const r = { spec, filters: null, range: '7d' as const, providers: null, evalTime: NOW, simulated: true };
     const off = await computeSeries(counted, r, workers.evaluateSeries);

@@ -53,7 +53,7 @@ function numbers(chunk: DuckDBDataChunk, column: number): Float64Array {
 
 /**
  * selectSql's samples packed as they are read: each chunk's columns copied into typed arrays, a
- * series' run at a time, with no Sample object or JS value per row. Converting a week of rows
+ * series' run at a time, with no Sample object per row and no array of DuckDB values per column. Converting a week of rows
  * into objects (DuckDB's values, then Samples) was most of a PromQL query's event-loop time once
  * its evaluation ran on a worker (bench:promql-loop's profile).
  */
@@ -108,6 +108,18 @@ export async function latestSql(
  * The same answer as selectSql from the in-memory tail; throws when the tail no longer covers the
  * range (it was trimmed meanwhile), so the caller falls back to SQL.
  */
+export function selectRecent(recent: RecentSamples, q: SelectQuery, series: SeriesRow[]): Sample[] {
+  const out: Sample[] = [];
+  for (const s of series.sort((a, b) => a.id - b.id)) {
+    const r = recent.range(s.id, q.after, q.until);
+    if (!r) throw new Error('recent samples no longer cover the range');
+    for (let i = 0; i < r.t.length; i++) {
+      out.push({ metric: s.metric, labels: s.labels, t: r.t[i] as number, v: r.v[i] as number });
+    }
+  }
+  return out;
+}
+
 /** selectRecent's samples, packed from the tail's arrays. */
 export function selectRecentPacked(
   recent: RecentSamples,
@@ -121,20 +133,8 @@ export function selectRecentPacked(
       if (!r) throw new Error('recent samples no longer cover the range');
       return { s, r };
     });
-  // Sized once: most of a day's hourly reads are a few samples or none.
+  // Sized once for what the tail holds, not grown by doubling.
   const packer = new SamplesPacker(runs.reduce((n, { r }) => n + r.to - r.from, 0));
   for (const { s, r } of runs) packer.addColumns(s.metric, s.labels, r.t, r.v, r.from, r.to);
   return packer.finish();
-}
-
-export function selectRecent(recent: RecentSamples, q: SelectQuery, series: SeriesRow[]): Sample[] {
-  const out: Sample[] = [];
-  for (const s of series.sort((a, b) => a.id - b.id)) {
-    const r = recent.range(s.id, q.after, q.until);
-    if (!r) throw new Error('recent samples no longer cover the range');
-    for (let i = 0; i < r.t.length; i++) {
-      out.push({ metric: s.metric, labels: s.labels, t: r.t[i] as number, v: r.v[i] as number });
-    }
-  }
-  return out;
 }

@@ -24,7 +24,7 @@ missing=()
 { command -v promtool >/dev/null 2>&1 && [ -x /usr/bin/prometheus ]; } || missing+=(prometheus)
 [ -x /usr/bin/victoria-metrics ] || missing+=(victoria-metrics)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
-# python3 runs scripts/recompute-ci.py, the dataset's independent check (test/uncertainty-dataset.test.ts).
+# python3 runs scripts/recompute-ci.py, the dataset's independent check (test/e2e/uncertainty-dataset.test.ts).
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -39,15 +39,12 @@ fi
 step typecheck npx tsc -p .
 step lint npx biome check .
 
-# Vitest in two runs: the files that time things (test/timing-files.txt) one at a time, then the
-# rest two at a time (vitest.config.ts). Each run writes its JSON report; both are counted.
-mapfile -t timing < <(grep -v '^#' test/timing-files.txt | grep .)
-excludes=()
-for f in "${timing[@]}"; do excludes+=(--exclude "$f"); done
+# Vitest, once: its three projects (vitest.config.ts) run the timing layer alone first, then the
+# unit and e2e layers two files at a time. Its JSON report is counted here.
 vitest_run() {
-  local name=$1 report=$2
-  shift 2
-  echo "── vitest ($name)"
+  local report=$1
+  shift
+  echo "── vitest"
   rm -f "$report"
   npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
   local rc=$?
@@ -55,14 +52,13 @@ vitest_run() {
     read -r vp vf < <(node -e "const r=require('./$report');console.log(r.numPassedTests, r.numFailedTests + (r.numTotalTests===0?1:0))")
     passed=$((passed + vp))
     failed=$((failed + vf))
-    if [ "$rc" != "0" ] && [ "$vf" = "0" ]; then failed=$((failed + 1)); echo "FAILED: vitest ($name) exited $rc"; fi
+    if [ "$rc" != "0" ] && [ "$vf" = "0" ]; then failed=$((failed + 1)); echo "FAILED: vitest exited $rc"; fi
   else
     failed=$((failed + 1))
-    echo "FAILED: vitest ($name) wrote no report"
+    echo "FAILED: vitest wrote no report"
   fi
 }
-vitest_run "timing files, one at a time" .tools/vitest-timing.json --maxWorkers=1 "${timing[@]}"
-vitest_run "the rest" .tools/vitest.json "${excludes[@]}"
+vitest_run .tools/vitest.json
 
 if [ -x scripts/mcp-conformance.sh ]; then
   step mcp-conformance scripts/mcp-conformance.sh

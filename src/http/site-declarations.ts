@@ -5,7 +5,7 @@ import { errorResponse, HTML, STARTING_503, textResponse } from './route-docs.ts
 /**
  * Routes outside the API document (probes, the document itself, the HTML pages) and the MCP
  * endpoint. Declared like the API routes, so the router and GET_PATHS come from one list; the
- * hidden ones are named in test/route-table.test.ts's explicit list.
+ * hidden ones are named in test/unit/route-table.test.ts's explicit list.
  */
 
 const pageResponses = { 200: textResponse('HTML page.', HTML) };

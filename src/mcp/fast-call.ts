@@ -18,7 +18,7 @@ const serialized = new WeakMap<ToolResult, string>();
  * The hot path of an agent-facing MCP server is tools/call. A plain, single, already-parsed
  * tools/call request (JSON body, no task augmentation, no _meta) gets exactly the response the SDK's
  * Server behind a stateless JSON-response transport would send (`{result, jsonrpc, id}`, 200,
- * application/json; test/mcp-fast-call.test.ts compares both paths), without building a Server and a
+ * application/json; test/unit/mcp-fast-call.test.ts compares both paths), without building a Server and a
  * transport for the request. Everything else returns null and goes through the SDK.
  */
 export function fastToolCall(

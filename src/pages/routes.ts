@@ -90,7 +90,7 @@ export function registerPageRoutes(
   const htmlError = (c: Context, status: 400 | 404 | 503, title: string, message: string) =>
     htmlErrorPage(status, title, message, pub.site, c.req.url);
   // A repeated or over-long filter is read as the API reads it, and told in the site's layout.
-  /** Pages are not in the API document: test/route-table.test.ts names them. */
+  /** Pages are not in the API document: test/unit/route-table.test.ts names them. */
   const hidden = { hidden: true } as const;
   const badQuery: InvalidHook = (c, v) => htmlError(c, 400, 'Bad query', describeViolation(v).message);
   const guard = async (c: Context, fn: () => Promise<Response>): Promise<Response> => {

@@ -74,7 +74,7 @@ function kvOption(kv: Readonly<Record<string, string>>): string {
  * appear, since a day's names are known only once every batch is read; the table's column order is
  * therefore arbitrary, which changes nothing in the files: the query names every column in sorted
  * order and sorts the rows explicitly (the bytes equal the former whole-day writer's, which
- * test/dataset.test.ts keeps to compare).
+ * test/unit/dataset.test.ts keeps to compare).
  */
 export async function writeDatasetFilesFrom(
   batches: AsyncIterable<readonly Sample[]> | Iterable<readonly Sample[]>,

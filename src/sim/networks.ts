@@ -71,7 +71,7 @@ const CODEX_SOLANA = 1399811149;
 
 /**
  * Invented EVM chains get ids from here: a range no chain in viem's list uses (checked by
- * test/chain-rules.test.ts), so the testnet detector's chain metadata never touches them.
+ * test/unit/chain-rules.test.ts), so the testnet detector's chain metadata never touches them.
  */
 export const SIM_EVM_ID_BASE = 424_200_000;
 

@@ -4,7 +4,7 @@ import { compress } from 'snappyjs';
  * Prometheus remote write 1.0 (prometheus/prompb): a snappy-compressed protobuf `WriteRequest`.
  * The encoder is written by hand because the message has four fields in three types; a protobuf
  * runtime plus generated code would be far larger than the ~60 lines below. It is checked against
- * the real receivers of Prometheus and VictoriaMetrics in test/prometheus-store.test.ts.
+ * the real receivers of Prometheus and VictoriaMetrics in test/e2e/prometheus-store.test.ts.
  */
 
 export interface RemoteSeries {

@@ -22,7 +22,7 @@ export interface Fixture {
 
 /**
  * `minSamples` overrides every window spec's (schema minimum 6): for tests of another rule on a
- * cycle or two; the minimum-sample rule has its own tests (test/uncertainty-rules.test.ts).
+ * cycle or two; the minimum-sample rule has its own tests (test/unit/uncertainty-rules.test.ts).
  */
 export async function fixture(
   opts: { samples?: readonly Sample[]; days?: number; seed?: number; minSamples?: number } = {},

@@ -11,7 +11,7 @@ import { createService, type Service } from '../../src/service.ts';
 /**
  * The golden corpus: every GET route of the demo, answered at a fixed seed and a fixed clock, as
  * status, headers (Date aside) and a body hash. Refactors that must not change published bytes are
- * checked against it (test/golden.test.ts); `npm run golden` rewrites it (bench/golden.ts).
+ * checked against it (test/e2e/golden.test.ts); `npm run golden` rewrites it (bench/golden.ts).
  */
 
 /** 2026-11-20T12:07:00Z: a fixed "now" seven minutes past a trade slot, so no cycle is due. */

@@ -1,6 +1,6 @@
 /**
  * Browser checks that a page shows what its data says (issue 28, items 8–12), shared by the
- * widths test/pages-browser.test.ts runs them at. Cells are found by their column header, so the
+ * widths test/e2e/pages-browser.test.ts runs them at. Cells are found by their column header, so the
  * checks read the page as a person does, whatever the column order.
  */
 import type { Page } from 'playwright-core';

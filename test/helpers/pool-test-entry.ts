@@ -1,5 +1,5 @@
 /**
- * A worker entry for test/worker-pool.test.ts, speaking the pool's protocol (ready once it listens): `spin` holds its
+ * A worker entry for test/unit/worker-pool.test.ts, speaking the pool's protocol (ready once it listens): `spin` holds its
  * thread for `ms` and answers its `tag` with the thread id; `fail` throws an error with a `kind`.
  */
 import { parentPort, threadId } from 'node:worker_threads';

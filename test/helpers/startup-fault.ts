@@ -9,7 +9,7 @@ import { freePort, ROOT, TEST_SOURCE_URL } from './service-process.ts';
 /**
  * The start-up faults of issue 26 (a busy port; a locked, unwritable or full DATA_DIR; a bad
  * variable), each set up for real, and a timed run of the service against one. Shared by
- * test/startup-faults.test.ts and bench/startup-faults.ts.
+ * test/timing/startup-faults.test.ts and bench/startup-faults.ts.
  */
 
 /** The service's two entries as a user starts them: `serve` (HARNESS_ENABLED=false: no harness) and the demo. */

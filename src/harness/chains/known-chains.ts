@@ -11,7 +11,7 @@ import { parseCaip2 } from '../../core/caip2.ts';
  * (chainagnostic.org namespaces; EVM chains are `eip155:<chain id>`). A slug is never guessed per
  * adapter: one missing here is counted once as `unmapped:<slug>` and shown as unmapped in the audit,
  * which is how new rows are found. Slugs are scoped per provider scheme, so two providers may use
- * the same word for different chains without merging them. test/chain-rules.test.ts checks the table
+ * the same word for different chains without merging them. test/unit/chain-rules.test.ts checks the table
  * (valid ids, no slug mapped twice).
  */
 

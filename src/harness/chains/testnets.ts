@@ -18,7 +18,7 @@ export type TestnetReason = 'provider_flag' | 'chain_metadata' | 'name';
  * goerli, holesky, hoodi, ropsten, rinkeby, kovan; Avalanche fuji; Polygon amoy, mumbai, zkEVM
  * cardona; BNB chapel; Celo alfajores, baklava; Berachain artio, bartio, bepolia; Tron shasta, nile;
  * Gnosis chiado; Moonbeam moonbase; Taiko hekla; Kaia kairos, baobab; Ronin saigon; Soneium minato;
- * Tezos ghostnet; Polkadot westend, rococo, paseo. test/chain-rules.test.ts checks that no mainnet
+ * Tezos ghostnet; Polkadot westend, rococo, paseo. test/unit/chain-rules.test.ts checks that no mainnet
  * of the reviewed table, the fixtures or the simulator is caught.
  */
 const NAMED_TESTNETS = [

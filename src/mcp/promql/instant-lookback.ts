@@ -29,7 +29,7 @@ function inRange(n: SyntaxNode): boolean {
  * ignores the `lookback_delta` parameter (added in 2.43, prometheus/prometheus#12088) and keeps its
  * 5 minutes, VictoriaMetrics ignores it too; a function in the query itself means the same on all.
  * last_over_time keeps `__name__` on Prometheus 2.42 and 3.x (hence Mimir) and VictoriaMetrics
- * (checked against the engines in test/promql-engines.test.ts), so no label_replace is needed.
+ * (checked against the engines in test/e2e/promql-engines.test.ts), so no label_replace is needed.
  *
  * The rewrite splices text at the parser's positions: the selector's own characters (escapes,
  * quotes, UTF-8 metric names) reach the engine exactly as the caller wrote them, never re-quoted.

@@ -43,7 +43,10 @@ export interface BackfillPlan {
   readonly end: number;
   /** Every planned slot, in time order. */
   readonly slots: readonly SlotRef[];
-  /** Slots given up: untried and older than their family's window when a restart extended the plan. */
+  /**
+   * Slots given up: the downtime's, untried and older than their family's window when a restart
+   * extended the plan. Never a slot the plan held.
+   */
   readonly missing: readonly SlotRef[];
 }
 
@@ -94,16 +97,18 @@ export interface Extension {
   readonly plan: BackfillPlan;
   /** Slots added (the downtime's, or a catch-up's). */
   readonly added: number;
-  /** Slots given up (untried, older than their family's window). */
+  /** Slots given up (new to the plan, untried, older than their family's window). */
   readonly givenUp: number;
 }
 
 /**
  * The plan extended to `now`: each family's grid continues from its newest planned slot, `step`
  * apart (`atCadence`: its cadence, the hand-over to the live harness), up to the newest slot of its
- * cadence at or before now. A slot older than its family's
- * window (now − window) is planned only if it was tried; untried, it is given up, and so is any
- * planned slot that falls out of the window untried. Nothing inside the window is ever dropped.
+ * cadence at or before now. A backfill is not real time: every slot already planned stays planned
+ * until it runs, however long the machine took or the service was down, so a slow or killed run
+ * gives nothing up. Only a new slot of the grid (the downtime's) older than its family's window
+ * (now − window) and untried is given up, as no plan ever promised it. Nothing inside the window
+ * is ever dropped.
  */
 export function extendPlan(
   plan: BackfillPlan,
@@ -112,28 +117,17 @@ export function extendPlan(
   tried: (s: SlotRef) => boolean,
   o: {
     readonly atCadence?: boolean;
-    /** Give up untried slots outside the window (a restart); false while catching up, when every one ran. */
+    /** Give up the new grid's untried slots outside the window (a restart); false while catching up. */
     readonly giveUp?: boolean;
   } = {},
 ): Extension {
-  const slots = [...plan.slots];
+  const kept = [...plan.slots];
   const missing = [...plan.missing];
-  const known = new Set([...slots, ...missing].map(slotKey));
+  const known = new Set([...kept, ...missing].map(slotKey));
   let added = 0;
   let givenUp = 0;
   /** Slots at or before this are outside the family's window (as a fresh plan at `now` counts it). */
   const floorOfFamily = (f: PlanFamily) => (f.windowFromSlot ? newestSlot(f, now) : now) - f.windowMs;
-  const floorOf = new Map<string, number>();
-  for (const f of families) for (const b of f.benchmarks) floorOf.set(b, floorOfFamily(f));
-  // Planned slots that fell out of their window untried are given up.
-  const kept: SlotRef[] = [];
-  for (const s of slots) {
-    const floor = floorOf.get(s.benchmark);
-    if ((o.giveUp ?? true) && floor !== undefined && s.at <= floor && !tried(s)) {
-      missing.push(s);
-      givenUp++;
-    } else kept.push(s);
-  }
   for (const f of families) {
     const floor = floorOfFamily(f);
     const top = newestSlot(f, now);

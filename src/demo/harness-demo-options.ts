@@ -24,7 +24,7 @@ export interface PlanSummary {
   readonly resumedSlots: number;
   /** Slots added by extending the plan to now (the downtime's). */
   readonly added: number;
-  /** Slots given up: untried and older than their family's window. */
+  /** Slots given up: the downtime's, untried and older than their family's window. */
   readonly givenUp: number;
   /** Slots (benchmark, region) planned in all. */
   readonly planned: number;

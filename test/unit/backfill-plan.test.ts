@@ -16,7 +16,6 @@ import {
   readTried,
   savePlan,
 } from '../../src/demo/backfill-plan.ts';
-import { demoClock } from '../../src/demo/demo-clock.ts';
 import { planFamilies, startHarnessDemo } from '../../src/demo/harness-demo.ts';
 import { loadHarnessConfig } from '../../src/harness/config.ts';
 import { CycleFailedError, startHarness } from '../../src/harness/service.ts';
@@ -24,6 +23,7 @@ import { loadSpecs } from '../../src/publication/load-specs.ts';
 import { DEMO_REGIONS } from '../../src/sim/rpc/index.ts';
 import { BENCHMARKS_DIR } from '../helpers/fixture.ts';
 import { openTestStore } from '../helpers/memory-store.ts';
+import { steppedClock } from '../helpers/stepped-clock.ts';
 
 const MIN = 60_000;
 const H = 60 * MIN;
@@ -56,13 +56,14 @@ describe('the backfill plan', () => {
     expect(runs.find((r) => r.family === 'json-rpc')?.regions).toEqual(DEMO_REGIONS);
   });
 
-  it('a restart skips tried slots, backfills the downtime, and gives up only untried slots older than the window', () => {
+  it('a restart skips tried slots and backfills the downtime; a slot the plan holds is never given up, however late', () => {
     const plan = newPlan(families, { seed: 7, days: 1, now: NOW });
     // The first half was tried (a failed cycle's marker counts the same).
     const half = plan.slots.filter((s) => s.at < NOW - 12 * H);
     const tried = new Set(half.map(key));
     const isTried = (s: SlotRef) => tried.has(key(s));
-    // Down for 20 h: back 24 h later minus 4 h.
+    // Down for 20 h: back 24 h later minus 4 h, so the untried half of the old plan is now partly
+    // older than the window. A slow or killed backfill gives none of it up.
     const later = NOW + 20 * H;
     const ext = extendPlan(plan, families, later, isTried);
     const trade = (p: typeof ext.plan.slots) => p.filter((s) => s.benchmark === 'token-trade-coverage');
@@ -70,27 +71,37 @@ describe('the backfill plan', () => {
     const window = trade(ext.plan.slots).filter((s) => s.at > later - 24 * H);
     expect(window).toHaveLength(48);
     expect(window.every((s, i) => i === 0 || s.at - (window[i - 1]?.at ?? 0) === 30 * MIN)).toBe(true);
-    // Untried slots of the old plan that fell out of the window are given up, tried ones kept.
-    const givenUp = trade(ext.plan.missing);
-    expect(givenUp.length).toBeGreaterThan(0);
-    expect(givenUp.every((s) => s.at <= later - 24 * H && !isTried(s))).toBe(true);
-    expect(
-      trade(ext.plan.slots)
-        .filter((s) => s.at <= later - 24 * H)
-        .every(isTried),
-    ).toBe(true);
-    // What is left to run: exactly the untried planned slots, never a tried one.
+    // Every slot of the old plan is still planned, tried or not: none of the family's is given up.
+    expect(trade(ext.plan.missing)).toEqual([]);
+    const kept = new Set(ext.plan.slots.map(key));
+    expect(plan.slots.every((s) => kept.has(key(s)))).toBe(true);
+    // What is left to run: exactly the untried planned slots, never a tried one, the old ones first.
     const runs = pendingRuns(ext.plan, families, isTried).filter((r) => r.family === 'trade-capture');
     expect(runs.map((r) => r.at)).toEqual(
       trade(ext.plan.slots)
         .filter((s) => !isTried(s))
         .map((s) => s.at),
     );
+    expect(runs[0]?.at).toBe(Date.UTC(2026, 6, 23, 0, 30));
     expect(ext.plan.start).toBe(NOW);
     expect(ext.plan.end).toBe(later);
     // Extending again to the same time changes nothing.
     const again = extendPlan(ext.plan, families, later, isTried);
     expect(again.added + again.givenUp).toBe(0);
+  });
+
+  it('gives up only the downtime slots older than the window, which no plan held', () => {
+    const plan = newPlan(families, { seed: 7, days: 1, now: NOW });
+    // Down for 30 h: the grid's first 6 h after the plan's newest slot are older than the window.
+    const later = NOW + 30 * H;
+    const ext = extendPlan(plan, families, later, () => false);
+    const trade = (p: typeof ext.plan.missing) => p.filter((s) => s.benchmark === 'token-trade-coverage');
+    const givenUp = trade(ext.plan.missing);
+    expect(givenUp.map((s) => s.at)).toEqual(Array.from({ length: 12 }, (_, i) => NOW - 7 * MIN + (i + 1) * 30 * MIN));
+    expect(givenUp.every((s) => s.at <= later - 24 * H)).toBe(true);
+    // The old plan's slots, untried and far outside the window now, all stay planned.
+    const kept = new Set(ext.plan.slots.map(key));
+    expect(plan.slots.every((s) => kept.has(key(s)))).toBe(true);
   });
 
   it('is kept in DATA_DIR/backfill-plan.json and read back as it was', async () => {
@@ -177,8 +188,10 @@ describe('startHarnessDemo resumes its plan', () => {
   it('with the demo clock, catches up with the slots its time reached during the backfill, then hands over with no gap', async () => {
     const store = await openTestStore();
     const own = specs.filter((s) => s.family !== 'json-rpc');
-    // An hour of simulated time per wall second: the backfill's second or two moves it past slots.
-    const clock = demoClock({ anchor: NOW, anchorWall: Date.now(), speed: 3600 });
+    // The demo clock moves 18 simulated minutes per backfilled cycle, whatever the machine's speed:
+    // the 13 cycles take it from 12:07 to 16:01, past 8 trade slots, and no slot is then due
+    // within the catch-up's wait (a quarter of a cadence). The live harness's timers never fire.
+    const clock = steppedClock({ start: NOW, rate: 3600, jumpMs: 0 });
     const demo = await startHarnessDemo({
       store,
       specs: own,
@@ -188,19 +201,22 @@ describe('startHarnessDemo resumes its plan', () => {
       now: NOW,
       clock,
       groundTruth: false,
+      onProgress: () => clock.step(18 * MIN),
     });
     const handedOver = clock.now();
     await demo.stop();
     expect(demo.backfilled).toBe(13);
-    // Only the slots after the plan's newest: never a planned slot again.
+    // The 8 trade slots the clock passed, 12:30 to 16:00: only slots after the plan's newest,
+    // never a planned slot again, and none left to the live scheduler.
+    expect(handedOver).toBe(Date.UTC(2026, 6, 23, 16, 1));
     const reached = Math.floor(handedOver / (30 * MIN)) - Math.floor(NOW / (30 * MIN));
-    expect(demo.caughtUp).toBeGreaterThanOrEqual(reached);
-    expect(demo.caughtUp).toBeLessThanOrEqual(reached + 2);
+    expect(reached).toBe(8);
+    expect(demo.caughtUp).toBe(reached);
     const trade = (await store.select({ metric: HARNESS_CYCLE_METRIC, after: 0, until: NOW + 10 * H }))
       .filter((m) => m.labels.benchmark === 'token-trade-coverage')
       .map((m) => m.t);
     expect(trade.every((t, i) => i === 0 || t - (trade[i - 1] ?? 0) === 30 * MIN)).toBe(true);
-    expect(Math.max(...trade)).toBeGreaterThan(handedOver - 30 * MIN);
+    expect(Math.max(...trade)).toBe(Date.UTC(2026, 6, 23, 16));
     await store.close();
   }, 60_000);
 });

@@ -78,12 +78,12 @@ export const simulatedHarness: Prepare = async (service, log) => {
   const seed = service.config.demoSeed;
   const [
     { openDemoChains, REGIONAL_FAMILY, startRpcDemo },
-    { startSimulator },
+    { startSimulatorThread },
     { startHarness },
     { demoTruthReader },
   ] = await Promise.all([
     import('./demo/rpc-demo.ts'),
-    import('./sim/server.ts'),
+    import('./sim/threaded.ts'),
     import('./harness/service.ts'),
     import('./demo/demo-dexes.ts'),
   ]);
@@ -101,7 +101,8 @@ export const simulatedHarness: Prepare = async (service, log) => {
     chainLeadMs: 100 * 60_000,
   });
   const stopChains = () => Promise.all(chains.map((c) => c.stop()));
-  const sim = await startSimulator({
+  // On a thread of its own, as the demo's (src/demo/harness-demo.ts).
+  const sim = await startSimulatorThread({
     seed,
     chains: chains.map((c) => ({ chain: c.chain, url: c.node.url })),
   }).catch(async (e: unknown) => {

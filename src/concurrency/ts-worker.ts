@@ -16,12 +16,14 @@ import('node:worker_threads')
 
 /**
  * Starts the worker whose entry is `name` (without extension) beside the module at `from`
- * (pass `import.meta.url`): name.js when running compiled, name.ts through tsx otherwise.
+ * (pass `import.meta.url`): name.js when running compiled, name.ts through tsx otherwise. The
+ * entry reads `data` as `workerData.data`.
  */
-export function startTsWorker(from: string, name: string): Worker {
+export function startTsWorker(from: string, name: string, data?: unknown): Worker {
   const self = new URL(from);
-  if (!self.pathname.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, self));
+  if (!self.pathname.endsWith('.ts'))
+    return new Worker(new URL(`./${name}.js`, self), { workerData: { data } });
   const entry = new URL(`./${name}.ts`, self).href;
   const tsxEsmApi = import.meta.resolve('tsx/esm/api');
-  return new Worker(TSX_BOOTSTRAP, { eval: true, workerData: { tsxEsmApi, entry } });
+  return new Worker(TSX_BOOTSTRAP, { eval: true, workerData: { tsxEsmApi, entry, data } });
 }

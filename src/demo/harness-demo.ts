@@ -5,7 +5,7 @@ import { TRADE_WINDOW_MS } from '../harness/tokens.ts';
 import { silentLog } from '../harness/types.ts';
 import { BLOCK_TIME_MS, type DemoChain } from '../sim/chains/index.ts';
 import { providerProfile } from '../sim/profiles.ts';
-import { type Simulator, startSimulator } from '../sim/server.ts';
+import { startSimulatorThread, type ThreadedSimulator } from '../sim/threaded.ts';
 import {
   type BackfillPlan,
   BackfillPlanError,
@@ -102,9 +102,11 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
     stopFollow = [];
     await Promise.all(chains.map((c) => c.stop()));
   };
-  let sim: Simulator;
+  let sim: ThreadedSimulator;
   try {
-    sim = await startSimulator({
+    // On a thread of its own: in a deployment the providers are remote, and playing them must not
+    // take the loop that serves the API and times the probes.
+    sim = await startSimulatorThread({
       seed: opts.seed,
       latencyMs: 0,
       ...((opts.groundTruth ?? true)
@@ -222,7 +224,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
     const runMain = async (r: PlanRun): Promise<void> => {
       const hoursAgo = (planStart - r.at) / HOUR;
       for (const i of incidents) {
-        sim.setFault(i.provider, hoursAgo <= i.from && hoursAgo >= i.to ? i.fault : null);
+        await sim.setFault(i.provider, hoursAgo <= i.from && hoursAgo >= i.to ? i.fault : null);
       }
       await backfill.runCycle(r.benchmark, r.at).catch((e: unknown) => {
         // A failed cycle whose failure is stored is tried: the plan goes on.
@@ -266,7 +268,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
         opts.onProgress?.({ done: backfilled, total, benchmark: r.benchmark, at: r.at });
       }
     }
-    for (const i of incidents) sim.setFault(i.provider, null);
+    for (const i of incidents) await sim.setFault(i.provider, null);
     if (plan) log('info', `harness demo: backfilled ${backfilled} cycles`);
 
     // Catch up with the demo clock (src/demo/demo-clock.ts), which ran on during the backfill.
@@ -348,7 +350,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
       // Each provider's latency is its seed-drawn share of the live latency (0.5×–2×).
       if (liveLatency > 0)
         for (const p of Object.keys(sim.baseUrls))
-          sim.setFault(p, {
+          await sim.setFault(p, {
             kind: 'latency',
             ms: Math.round(liveLatency * providerProfile(opts.seed, p).latencyFactor),
           });

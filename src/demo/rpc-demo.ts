@@ -15,7 +15,8 @@ import {
 } from '../harness/service.ts';
 import type { Clock, HarnessLog } from '../harness/types.ts';
 import { type DemoChain, startDemoChains } from '../sim/chains/index.ts';
-import { DEMO_REGIONS, type RpcSimulator, startRpcSimulator } from '../sim/rpc/index.ts';
+import { DEMO_REGIONS } from '../sim/rpc/index.ts';
+import { startRpcSimulatorThread, type ThreadedRpcSimulator } from '../sim/threaded.ts';
 import type { Store } from '../store/sample-store.ts';
 
 const HOUR = 3_600_000;
@@ -96,7 +97,7 @@ export interface RpcSlot {
 
 export interface RpcDemo {
   readonly backfilled: number;
-  readonly simulator: RpcSimulator;
+  readonly simulator: ThreadedRpcSimulator;
   /** Runs more slots in time order before goLive (the demo's catch-up with its clock); how many ran. */
   run(slots: readonly RpcSlot[]): Promise<number>;
   /** Starts live measuring on the demo clock (the chains' owner makes them follow it). */
@@ -114,7 +115,7 @@ function regionEnv(
   region: string,
   specs: readonly BenchmarkSpec[],
   chains: readonly DemoChain[],
-  sim: RpcSimulator,
+  sim: ThreadedRpcSimulator,
 ): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...base, HARNESS_REGION: region };
   for (const c of chains) env[referenceVar(c.chain)] = c.node.url;
@@ -140,7 +141,7 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
     providerUnion(opts.specs).flatMap((p) => p.entries.flatMap((e) => e.chains ?? [])),
   );
   const chains = opts.chains.filter((c) => measured.has(c.chain));
-  let sim: RpcSimulator | undefined;
+  let sim: ThreadedRpcSimulator | undefined;
   const harnesses: Harness[] = [];
   const backfill: Harness[] = [];
   let stopping = false;
@@ -150,12 +151,15 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
     await sim?.close();
   };
   try {
-    sim = await startRpcSimulator({
-      seed: opts.seed,
-      upstream: Object.fromEntries(chains.map((c) => [c.chain, c.node.url])),
-      virtualLatency: true,
-      headOf: (chain) => chains.find((c) => c.chain === chain)?.head().number,
-    });
+    // On a thread of its own, as the providers are remote; it sees each chain's head as mined.
+    sim = await startRpcSimulatorThread(
+      {
+        seed: opts.seed,
+        upstream: Object.fromEntries(chains.map((c) => [c.chain, c.node.url])),
+        virtualLatency: true,
+      },
+      chains,
+    );
     const s = sim;
     const cadence = durationMs(opts.specs[0]?.cadence ?? '1m');
     const configs = DEMO_REGIONS.map((region) => ({
@@ -252,10 +256,11 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
         if (stopping || live) return;
         live = true;
         void stopBackfill();
-        s.setVirtualLatency(false);
-        for (const { config } of configs) {
-          harnesses.push(regionHarness(config, { clock }));
-        }
+        // The live harnesses start once the simulator answers in real time (its delays slept).
+        void s.setVirtualLatency(false).then(() => {
+          if (stopping) return;
+          for (const { config } of configs) harnesses.push(regionHarness(config, { clock }));
+        });
       },
       async stop() {
         await stopBackfill();

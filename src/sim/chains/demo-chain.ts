@@ -21,6 +21,11 @@ export interface DemoChain {
   /** Newest mined block. */
   head(): ChainHead;
   /**
+   * Calls `fn` with the head now and after every block mined, until the returned function is
+   * called: a simulator on another thread keeps its copy of the head current this way.
+   */
+  watchHead(fn: (head: ChainHead) => void): () => void;
+  /**
    * Mines the blocks whose time has come as `clock` advances; when it falls behind by more than a
    * block it mines one block at the clock's time instead of every missed one, so block times
    * stretch and the head stays within one block of the clock. Returns a stop function.
@@ -119,6 +124,7 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
   let broken: Error | null = null;
   let stopped: Promise<void> | null = null;
   const followers = new Set<() => void>();
+  const headWatchers = new Set<(h: ChainHead) => void>();
 
   const enqueue = (step: () => Promise<void>): Promise<void> => {
     const run = queue.then(() => {
@@ -159,6 +165,7 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
       await p.rpc.call('evm_mine', [timestampMs / 1000]);
       unchecked = { n, statuses: expectedStatuses(planned), timestampMs };
       head = { number: n, timestampMs };
+      for (const w of headWatchers) w(head);
     });
 
   /** Checks the newest block before a step returns, so callers never see an unchecked head. */
@@ -228,6 +235,11 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
     origin: p.origin,
     buildTo,
     head: () => head,
+    watchHead(fn) {
+      headWatchers.add(fn);
+      fn(head);
+      return () => headWatchers.delete(fn);
+    },
     follow,
     stop,
   };

@@ -36,6 +36,11 @@ export interface RpcSimulator {
   close(): Promise<void>;
 }
 
+/** The endpoint of one provider, region and chain on a simulator at `url`: its key is the last segment. */
+export function rpcEndpoint(url: string, region: string, provider: string, chain: string): string {
+  return `${url}/rpc/${region}/${provider}/${chain}/${SIM_RPC_KEYS[provider] ?? ''}`;
+}
+
 /** A provider in a region: its drawn profile (per-request draws: requestStream). */
 interface Stream {
   readonly profile: RpcProfile;
@@ -225,8 +230,7 @@ export async function startRpcSimulator(opts: RpcSimulatorOptions): Promise<RpcS
 
   return {
     url,
-    urlFor: (region, provider, chain) =>
-      `${url}/rpc/${region}/${provider}/${chain}/${SIM_RPC_KEYS[provider] ?? ''}`,
+    urlFor: (region, provider, chain) => rpcEndpoint(url, region, provider, chain),
     keys: SIM_RPC_KEYS,
     profileOf: (region, provider) => streamOf(region, provider).profile,
     setVirtualLatency(on) {

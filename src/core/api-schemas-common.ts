@@ -73,9 +73,18 @@ export type Leader = z.infer<typeof leaderSchema>;
 export type Cite = z.infer<typeof citeSchema>;
 export type MissingSlots = NonNullable<z.infer<typeof missingSlotsSchema>>;
 
-/** A 95% interval [lo, hi] of a quantile from order statistics (src/core/uncertainty.ts). */
+/**
+ * A 95% interval [lo, hi] of a quantile from order statistics (src/core/uncertainty.ts): one
+ * component, a tuple for TypeScript and validation, published as an array of two numbers
+ * (src/core/json-schema-tuples.ts), so its description says which end is which.
+ */
 export const intervalSchema = z
   .tuple([z.number(), z.number()])
+  .meta({
+    id: 'Interval',
+    description:
+      'Two numbers [lo, hi] in the unit of the value they bound: the lower end first, the upper end second (lo ≤ hi).',
+  })
   .nullable()
   .describe('[lo, hi]: order statistics x(l) and x(u) of the sorted samples; null when too few samples.');
 

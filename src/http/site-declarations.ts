@@ -126,14 +126,18 @@ export const mcpRoute = createRoute({
     body: {
       required: true,
       content: {
-        'application/json': { schema: { type: 'object', description: 'One JSON-RPC 2.0 message.' } },
+        // Open (additionalProperties: true): generators read a bare `type: object` as an object
+        // with no key at all (openapi-typescript: Record<string, never>).
+        'application/json': {
+          schema: { type: 'object', additionalProperties: true, description: 'One JSON-RPC 2.0 message.' },
+        },
       },
     },
   },
   responses: {
     200: {
       description: 'JSON-RPC response.',
-      content: { 'application/json': { schema: { type: 'object' } } },
+      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
     },
     202: { description: 'Notification accepted.' },
     400: { description: 'Batch, bad JSON-RPC or unsupported protocol version.' },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tupleAsBoundedArray } from '../core/json-schema-tuples.ts';
 
 /** The tools/call result shape (MCP CallToolResult), kept free of SDK types so tools stay plain. */
 export interface ToolResult {
@@ -56,10 +57,15 @@ function inlineRefs(node: unknown, defs: JsonObject, relaxed: boolean): unknown 
 
 /**
  * JSON Schema for tools/list: draft-07 (what the SDK's Ajv validator speaks), `$ref`s inlined
- * because MCP wants `type: "object"` at the root.
+ * because MCP wants `type: "object"` at the root; tuples as in the OpenAPI document (tupleAsBoundedArray).
  */
 export function objectJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
-  const raw = z.toJSONSchema(schema, { io, target: 'draft-7', unrepresentable: 'any' }) as JsonObject;
+  const raw = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-7',
+    unrepresentable: 'any',
+    override: tupleAsBoundedArray,
+  }) as JsonObject;
   const defs = (raw.$defs ?? raw.definitions ?? {}) as JsonObject;
   const out = inlineRefs(raw, defs, io === 'output') as JsonObject;
   // MCP wants `type: "object"` at the root: a union of objects is an object that is one of them.

@@ -104,8 +104,7 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
   };
   let sim: ThreadedSimulator;
   try {
-    // On a thread of its own: in a deployment the providers are remote, and playing them must not
-    // take the loop that serves the API and times the probes.
+    // On its own thread, off the loop that serves and times the probes (src/sim/threaded.ts).
     sim = await startSimulatorThread({
       seed: opts.seed,
       latencyMs: 0,
@@ -239,9 +238,8 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
     // their slot (after the json-rpc backfill, which builds them): their truth and the providers'
     // answers are read from the chain, and never from a half-built one.
     const deferred = (r: PlanRun) => chains.length > 0 && tradeSlugs.has(r.benchmark) && r.at >= truthFrom;
-    // Without the json-rpc family (whose backfill builds the chains slot by slot) the chains are
-    // built beside the backfill (anvil is its own process): the cycles before their history never
-    // read them, the ones on them wait.
+    // Without the json-rpc family (which builds the chains slot by slot) they are built beside the
+    // backfill: the cycles before their history never read them, the ones on them wait.
     const building =
       rpcRuns.length === 0 && mainRuns.some(deferred)
         ? Promise.all(chains.map((c) => c.buildTo(current().end)))

@@ -169,7 +169,20 @@ export interface Config {
   readonly syntheticProviders: number;
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  // Private, so an error compares equal to one built from its message alone (tests do).
+  readonly #problems: readonly string[];
+
+  constructor(message: string, problems: readonly string[] = [message]) {
+    super(message);
+    this.#problems = problems;
+  }
+
+  /** Each problem alone, as a line says it (`invalid configuration: PORT=abc is not a port …`). */
+  get problems(): readonly string[] {
+    return this.#problems;
+  }
+}
 
 /**
  * `PORT=abc is not a port …`: the variable, the value given (shortened) and what is wrong. A
@@ -190,7 +203,10 @@ export function describeVar(
   return `${name}=${shown} ${message}`;
 }
 
-/** Validates the environment; the error names every bad variable with the value it was given, on one line. */
+/**
+ * Validates the environment; the error names every bad variable with the value it was given, on one
+ * line, and each alone in its `problems` (start-up prints one line each).
+ */
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   const res = envSchema.safeParse(env);
   if (!res.success) {
@@ -202,7 +218,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       seen.add(name);
       lines.push(describeVar(env, name, i.message));
     }
-    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+    throw new ConfigError(
+      `invalid configuration: ${lines.join('; ')}`,
+      lines.map((l) => `invalid configuration: ${l}`),
+    );
   }
   const e = res.data;
   return {

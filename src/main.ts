@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import { within, withinDeadline } from './concurrency/deadline.ts';
-import { ConfigError, loadConfig } from './config.ts';
 import { MARKER_AHEAD_MS, MARKER_LOOKBACK_MS } from './core/family.ts';
 import { registerSyntheticProviders } from './core/providers.ts';
 import { SpecError } from './core/spec-schema.ts';
@@ -10,21 +9,20 @@ import { bindServer } from './http/node-server.ts';
 import { answerStarting } from './http/starting.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { createLogger } from './log.ts';
-import { ORIGIN_CHECK_DEADLINE_MS } from './publication/engine-deadlines.ts';
-import { loadProviderCatalogue } from './publication/provider-catalogue-file.ts';
+import { FIRST_POLL_WAIT_MS, ORIGIN_CHECK_DEADLINE_MS } from './publication/engine-deadlines.ts';
 import { startReplicaPoll } from './replica-poll.ts';
 import type { Service } from './service.ts';
 import {
   bindFailure,
   checkStoreOrigin,
   fail,
-  harnessConfigError,
-  MISSING_SOURCE_URL,
+  failEach,
   specFailure,
   startupFailure,
 } from './startup-failures.ts';
+import { readSettings } from './startup-settings.ts';
 import { StartupState } from './startup-state.ts';
-import { loadStoreConfig, type StoreConfig, StoreConfigError } from './store/prometheus-config.ts';
+import type { EngineStore } from './store/open-store.ts';
 import type { Store } from './store/sample-store.ts';
 
 export { harnessLog, type Prepare, simulatedHarness } from './harness-prepare.ts';
@@ -62,11 +60,13 @@ function welcome(baseUrl: string, simulated: boolean): string {
 
 /**
  * Starts the service from the environment, failing fast, then saying when it is ready: every
- * variable is validated, DATA_DIR's lock taken and the store opened, the port bound, and only then
- * is the app imported (1–4 s of module loading on 2 cores; the modules imported statically here
- * are the light ones), the backfill run, the closed days frozen. So a fault is one line within a
- * second (bench/startup-faults.ts), and from the bind on /healthz answers 503 "starting" (with the
- * backfill's progress) until the first views can be served. SIGTERM and SIGINT (also relayed by npm
+ * variable is validated (each problem one line), DATA_DIR's lock taken and the store opened, the
+ * port bound, and only then is the app imported (1–4 s of module loading on 2 cores; the modules
+ * imported statically here are the light ones), the backfill run, the closed days frozen. So a
+ * fault is named within a second (bench/startup-faults.ts), and from the bind on /healthz answers
+ * 503 "starting" (with the backfill's progress) until the first views can be served. An API
+ * replica (STORE=prometheus, HARNESS_ENABLED=false) has nothing to backfill or freeze and binds once
+ * its app is loaded, ready from its first answer whether its engine answers or not. SIGTERM and SIGINT (also relayed by npm
  * or tsx) stop it gracefully at any point: stop accepting, let requests in flight finish (bounded),
  * let the harness finish its cycle (bounded; a cycle cut short is abandoned whole, as its samples are
  * one transaction), checkpoint and close the store, exit 0. A second signal exits at once.
@@ -75,35 +75,27 @@ export async function startFromEnv(
   prepare: Prepare = realHarness,
   opts: StartOptions = {},
 ): Promise<Service> {
-  // 1. Every variable, before anything is touched.
-  let config: ReturnType<typeof loadConfig>;
-  let storeConfig: StoreConfig;
+  // 1. Every variable, before anything is touched: every problem is named, one line each.
+  const simulated = opts.simulated === true;
+  let settings: Awaited<ReturnType<typeof readSettings>>;
   try {
-    config = { ...loadConfig(), simulated: opts.simulated === true };
-    storeConfig = loadStoreConfig();
+    // Every mode checks HARNESS_* (the demo and serve --simulate too, though the simulator gives
+    // them their URLs and keys) before DATA_DIR is touched; the check reads the provider catalogue.
+    // Real measurements are published with the source of the harness that took them; only simulated
+    // data may fall back to the site's own methodology section (src/core/source-url.ts).
+    settings = await readSettings(process.env, { store: true, sourceUrl: !simulated, harness: true });
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof StoreConfigError) fail(`cannot start: ${e.message}`);
+    if (e instanceof SpecError) specFailure(e);
     throw e;
   }
-  // Real measurements are published with the source of the harness that took them; only simulated
-  // data may fall back to the site's own methodology section (src/core/source-url.ts).
-  if (!config.simulated && config.sourceUrl === null) fail(`cannot start: ${MISSING_SOURCE_URL}`);
+  if (!settings.ok) failEach(settings.problems.map((p) => `cannot start: ${p}`));
+  const config = { ...settings.config, simulated };
+  const storeConfig = settings.store;
   const log = createLogger(config.logLevel);
   // Before the specs are loaded: their provider slugs are checked against the registry.
   if (config.syntheticProviders > 0) {
     registerSyntheticProviders(config.syntheticProviders);
     log.warn('synthetic providers registered (scale benchmark)', { count: config.syntheticProviders });
-  }
-  // Every mode checks HARNESS_* (the demo and serve --simulate too, though the simulator gives
-  // them their URLs and keys) before DATA_DIR is touched; the check reads the provider catalogue.
-  try {
-    if (await loadProviderCatalogue(config.benchmarksDir)) {
-      const harnessError = harnessConfigError();
-      if (harnessError) fail(`cannot start: ${harnessError}`);
-    }
-  } catch (e) {
-    if (e instanceof SpecError) specFailure(e);
-    throw e;
   }
   const startup = new StartupState();
   /** The embedded store being opened (it holds DATA_DIR's lock from then on); an engine store holds none. */
@@ -185,60 +177,62 @@ export async function startFromEnv(
         return fail(`cannot start: ${e.message}`);
       });
     }
+    /** An API replica of a split deployment: it reads an engine another process (the writer) fills. */
+    const replica = storeConfig.backend === 'prometheus' && !config.harnessEnabled ? storeConfig : null;
     // A replica of a split demo follows the clock of its writer, `harness --simulate` (src/demo/shared-clock.ts).
     let followed: { readonly now: () => number } | undefined;
-    if (demoClock && storeConfig.backend === 'prometheus' && !config.harnessEnabled) {
+    if (demoClock && replica) {
       const [{ followWriterClock }, { snapshotDirOf }] = await Promise.all([
         import('./demo/shared-clock.ts'),
         import('./store/open-store.ts'),
       ]);
-      followed = await followWriterClock(snapshotDirOf(storeConfig, config.dataDir), demoClock.clock, log);
+      followed = await followWriterClock(snapshotDirOf(replica, config.dataDir), demoClock.clock, log);
     }
-    // 3. The port: from here every request is answered 503 `starting` until the service is ready.
-    const bound = await bindServer(config.port, config.host, (req, res) =>
-      answerStarting(req, res, startup),
-    ).catch(async (e: unknown) => {
+    /** The app's modules, then the service on the store start-up opened (an engine's: opened here). */
+    const createApp = async (): Promise<Service> => {
+      const [{ createService }, { defaultRoutes }] = await Promise.all([
+        import('./service.ts'),
+        import('./routes.ts'),
+      ]);
+      const openedStore = await opening;
+      try {
+        return await createService({
+          config,
+          log,
+          routes: defaultRoutes,
+          // A replica's polls are its look at the engine (startReplicaPoll): its open sends nothing,
+          // where the engine check took the client's retries with the engine away (1.75 s refused,
+          // 4 timeouts hung) before the replica could answer.
+          store: replica
+            ? { ...replica, prometheus: { ...replica.prometheus, skipStartupCheck: true } }
+            : storeConfig,
+          startup,
+          ...(openedStore ? { openedStore } : {}),
+          ...(demoClock
+            ? { clock: followed?.now ?? demoClock.clock.now, clockRate: demoClock.clock.rate }
+            : {}),
+          // The demo's closed days wait for its backfill plan (src/demo/backfill-plan.ts).
+          ...(opts.command === 'demo' ? { awaitSlotPlan: true } : {}),
+        });
+      } catch (e) {
+        if (stopping) return stopped();
+        if (e instanceof SpecError) {
+          await release();
+          specFailure(e);
+        }
+        throw e;
+      }
+    };
+    /** A failed bind, named by its variable (HOST or PORT) in one line. */
+    const bindFailed = async (e: unknown): Promise<never> => {
       const named = bindFailure(e, config.host, config.port);
       if (named === null) throw e;
-      await release();
+      if (service) await service.close().catch(() => undefined);
+      else await release();
       return fail(`cannot start: ${named}`);
-    });
-    server = bound.server;
-    if (stopping) return stopped();
-    // 4. The app, then the backfill, the freeze and the first measurements.
-    const [{ createService }, { defaultRoutes }] = await Promise.all([
-      import('./service.ts'),
-      import('./routes.ts'),
-    ]);
-    const openedStore = await opening;
-    try {
-      service = await createService({
-        config,
-        log,
-        routes: defaultRoutes,
-        store: storeConfig,
-        startup,
-        ...(openedStore ? { openedStore } : {}),
-        ...(demoClock
-          ? { clock: followed?.now ?? demoClock.clock.now, clockRate: demoClock.clock.rate }
-          : {}),
-        // The demo's closed days wait for its backfill plan (src/demo/backfill-plan.ts).
-        ...(opts.command === 'demo' ? { awaitSlotPlan: true } : {}),
-      });
-    } catch (e) {
-      if (stopping) return stopped();
-      if (e instanceof SpecError) {
-        await release();
-        specFailure(e);
-      }
-      throw e;
-    }
-    const port = await service.listen(server);
-    const svc = service;
-    /** An API replica of a split deployment: it reads an engine another process (the writer) fills. */
-    const replica = storeConfig.backend === 'prometheus' && !config.harnessEnabled ? storeConfig : null;
+    };
     // Once the specs are loaded: their families name the metrics that carry the origin label.
-    const checkOrigin = async () => {
+    const checkOrigin = async (svc: Service) => {
       // A replica looks where its poll looks for cycles (the last 15 days), not at the whole
       // history: finding the engine's time bounds first took 3–11 s there with 7 hours of data.
       const now = svc.clock();
@@ -249,35 +243,66 @@ export async function startFromEnv(
         fail(`cannot start: ${refused}`);
       }
     };
-    // A replica checks the origin in its first poll the engine answers (src/replica-poll.ts): its
-    // engine may be down at start, and it serves frozen days meanwhile.
     let stopPoll: (() => void) | undefined;
+    let port: number;
     if (replica) {
-      // Before the first log line, so a refusal is the only line printed when the engine is up.
-      stopPoll = await startReplicaPoll(
-        service.publication,
-        replica.replicaPollMs ?? 5_000,
-        log,
-        // The engine's own client retries for ~42 s: the check is bounded (a few reads of one window).
-        () => withinDeadline(checkOrigin(), ORIGIN_CHECK_DEADLINE_MS, 'the engine'),
+      // 3. A replica: the app, then the port. What it answers without its engine (the days frozen
+      // in SNAPSHOT_DIR) is answered from its first answer on, never 503 `starting` while the app
+      // loads or while it waits for an engine that may be away. The price: a busy port or a bad
+      // HOST is reported once the app has loaded (1–4 s on 2 cores), not within a second.
+      const svc = await createApp();
+      service = svc;
+      if (stopping) return stopped();
+      // The origin is checked in the first poll the engine answers (src/replica-poll.ts), bounded:
+      // the engine's own client retries for ~42 s. Until a poll answers, the engine counts as down.
+      const poll = startReplicaPoll(svc.publication, replica.replicaPollMs ?? 5_000, log, () =>
+        withinDeadline(checkOrigin(svc), ORIGIN_CHECK_DEADLINE_MS, 'the engine'),
       );
-    } else await checkOrigin();
-    if (stopping) return stopped();
-    // An API replica serves the days the writer (`citebench harness`) froze with its BASE_URL.
-    if (replica) {
-      const { replicaBaseUrlMismatch } = await import('./store/deployment-record.ts');
-      const { snapshotDirOf } = await import('./store/open-store.ts');
+      stopPoll = poll.stop;
+      startup.firstPoll = poll.first;
+      // Read through the engine gate, which is closed until that poll answers: it fails at once,
+      // so a region asked before the poll answers is 503 engine_unavailable, not an unknown 404.
+      await svc.publication.loadDataValues().catch(() => undefined);
+      // An API replica serves the days the writer (`citebench harness`) froze with its BASE_URL.
+      const [{ replicaBaseUrlMismatch }, { snapshotDirOf }] = await Promise.all([
+        import('./store/deployment-record.ts'),
+        import('./store/open-store.ts'),
+      ]);
       const mismatch = await replicaBaseUrlMismatch(
         snapshotDirOf(replica, config.dataDir),
         config.baseUrl,
       ).catch((e: unknown) => `cannot read the writer's deployment record: ${(e as Error).message}`);
       if (mismatch) log.warn(mismatch);
+      startup.markReady();
+      port = await svc.listen().catch(bindFailed);
+      // What the open no longer waits for: an engine that answers, but not as a Prometheus API
+      // (a wrong PROMETHEUS_URL), still stops the replica with one line.
+      const engine = (svc.store as Partial<EngineStore>).engine;
+      const checked = engine?.check().catch(async (e: unknown) => {
+        await svc.close().catch(() => undefined);
+        startupFailure(e);
+      });
+      // Serving already; its log starts once the first poll and that check are done (bounded), so
+      // with the engine up a refusal (the origin check, the check) is the only line it prints.
+      await within(Promise.all([poll.first, checked]), FIRST_POLL_WAIT_MS);
+    } else {
+      // 3. The port: from here every request is answered 503 `starting` until the service is ready.
+      const bound = await bindServer(config.port, config.host, (req, res) =>
+        answerStarting(req, res, startup),
+      ).catch(bindFailed);
+      server = bound.server;
+      if (stopping) return stopped();
+      // 4. The app, then the backfill, the freeze and the first measurements.
+      service = await createApp();
+      port = await service.listen(server);
+      await checkOrigin(service);
     }
+    if (stopping) return stopped();
     log.info('listening', {
       url: `http://${config.host}:${port}`,
       baseUrl: config.baseUrl,
       dataDir: config.dataDir,
-      status: 'starting',
+      status: startup.ready ? 'ready' : 'starting',
     });
     if (demoClock) {
       await demoClock.save();
@@ -301,8 +326,9 @@ export async function startFromEnv(
         await stopHarness?.();
       };
     }
-    // The region values stored so far are known before the first request asks for one.
-    await service.publication.loadDataValues().catch(() => undefined);
+    // The region values stored so far are known before the first request asks for one (a
+    // replica's: read by its first poll that answers).
+    if (replica === null) await service.publication.loadDataValues().catch(() => undefined);
     // Every closed day not frozen yet is frozen before the first request, so no past day is ever
     // computed on demand. On a shared engine only the process that runs the harness freezes (one
     // designated writer of SNAPSHOT_DIR); API replicas (HARNESS_ENABLED=false) only read it.

@@ -1,25 +1,24 @@
-import { within } from './concurrency/deadline.ts';
 import type { Logger } from './log.ts';
 import type { Publication } from './publication/publication.ts';
-
-/** How long start-up waits for a replica's first poll before it serves what it has. */
-const FIRST_POLL_MS = 5_000;
 
 /**
  * An API replica's poll of the engine its writer fills (issue 27 rules 3 and 4): every `everyMs`
  * the publication reads the newest cycle markers and applies what moved, as the writer's appends
- * do there. The first poll runs before the replica is ready (bounded), so the region values and
- * newest samples stored so far are known to its first request. `beforeServing` (the origin check)
- * runs in the first poll the engine answers, before any view reads it: at once when the engine is
- * up at start, else whenever it comes, with no restart. A failed poll is one WARN until a poll
- * succeeds again (one INFO); the next poll retries.
+ * do there. The first poll starts here and is not waited for: the replica is ready at once for
+ * what SNAPSHOT_DIR holds, and until that poll answers the engine counts as down (live routes
+ * 503 `engine_unavailable`; /healthz waits for `first`, bounded). Waiting for it held a replica
+ * restarted with its engine away at 503 `starting` for its retries and deadlines (3.5 s refused,
+ * 5 s hung, on top of the start-up engine check's 1.75 s and 10–42 s). `beforeServing` (the
+ * origin check) runs in the first poll the engine answers, before any view reads it: at once when
+ * the engine is up at start, else whenever it comes, with no restart. A failed poll is one WARN
+ * until a poll succeeds again (one INFO); the next poll retries.
  */
-export async function startReplicaPoll(
+export function startReplicaPoll(
   pub: Pick<Publication, 'followStore'>,
   everyMs: number,
   log: Logger,
   beforeServing?: () => Promise<void>,
-): Promise<() => void> {
+): { readonly stop: () => void; readonly first: Promise<void> } {
   let failing = false;
   let started = 0;
   let pending = beforeServing;
@@ -42,7 +41,6 @@ export async function startReplicaPoll(
     }
   };
   const first = once();
-  await within(first, FIRST_POLL_MS);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   // Polls start every `everyMs` (not `everyMs` after the last one ended): a new cycle waits at
@@ -58,12 +56,16 @@ export async function startReplicaPoll(
     );
     timer.unref();
   };
-  // One poll at a time: a first poll past its bound is waited for before the next is timed.
+  // One poll at a time: the first is waited for before the next is timed.
   void first.then(() => {
     if (!stopped) next();
   });
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+    // `once` never rejects: a failed poll is logged and the engine marked down.
+    first,
   };
 }

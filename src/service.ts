@@ -177,6 +177,7 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
     clock,
     workers,
     log,
+    ...(opts.startup ? { startup: opts.startup } : {}),
     extraRoutes: (opts.routes ?? []).map((r) => (a: Hono) => r(a, core)),
   });
   let server: Server | undefined;

@@ -1,5 +1,4 @@
 import type { SpecError } from './core/spec-schema.ts';
-import { HarnessConfigError, loadHarnessConfig } from './harness/config.ts';
 import type { StartOptions } from './main.ts';
 import { readOrigins } from './publication/sample-origins.ts';
 import type { Service } from './service.ts';
@@ -27,7 +26,12 @@ export function specFailure(e: SpecError): never {
 }
 
 export function fail(message: string): never {
-  process.stderr.write(`${message}\n`);
+  failEach([message]);
+}
+
+/** Several problems found at once (bad settings): one line each, then the same exit as one. */
+export function failEach(lines: readonly string[]): never {
+  process.stderr.write(lines.map((l) => `${l}\n`).join(''));
   process.exit(2);
 }
 
@@ -60,17 +64,6 @@ export function startupFailure(e: unknown): never {
   const first = (e instanceof Error ? e.message : String(e)).split('\n')[0];
   process.stderr.write(`cannot start: ${first}\n`);
   process.exit(1);
-}
-
-/** The harness configuration's error (every bad HARNESS_* or provider variable), or null. */
-export function harnessConfigError(): string | null {
-  try {
-    loadHarnessConfig();
-    return null;
-  } catch (e) {
-    if (e instanceof HarnessConfigError) return e.message;
-    throw e;
-  }
 }
 
 /**

@@ -21,6 +21,12 @@ export interface StartupProgress {
 export class StartupState implements StartupProgress {
   /** A plain field: the request listener reads it on every request (src/service.ts). */
   ready = false;
+  /**
+   * An API replica's first poll of its engine, settled either way (src/replica-poll.ts). The
+   * replica is ready before it ends, since what SNAPSHOT_DIR holds needs no engine; /healthz waits
+   * for it (bounded) so a probe reads "ok" or "degraded", not a state the poll is about to change.
+   */
+  firstPoll: Promise<void> | undefined;
   private readonly parts = new Map<string, BackfillProgress>();
 
   backfill(part: string, done: number, total: number): void {

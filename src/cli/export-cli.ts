@@ -91,7 +91,8 @@ export async function runExportCli(argv: readonly string[], deps: ExportCliDeps 
     config = loadConfig(deps.env ?? process.env);
   } catch (e) {
     if (e instanceof ConfigError) {
-      err(`${e.message}\n`);
+      // Each bad variable one line, as start-up names them.
+      err(e.problems.map((p) => `${p}\n`).join(''));
       return 2;
     }
     throw e;

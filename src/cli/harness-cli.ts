@@ -201,8 +201,13 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
     config = loadConfig(env);
     specs = await loadSpecs(config.benchmarksDir);
   } catch (e) {
+    // Each bad variable one line, as start-up names them.
+    if (e instanceof ConfigError) {
+      for (const p of e.problems) err(`harness: ${p}`);
+      return 2;
+    }
     err(`harness: ${(e as Error).message}`);
-    return e instanceof ConfigError ? 2 : 1;
+    return 1;
   }
   const spec = specs.find((s) => s.slug === args.benchmark);
   if (!spec) {
@@ -315,8 +320,12 @@ export async function runHarnessCli(argv: readonly string[], deps: HarnessCliDep
     await harness.stop();
     return 0;
   } catch (e) {
-    err(`harness: ${e instanceof HarnessConfigError ? e.message : ((e as Error).stack ?? String(e))}`);
-    return e instanceof HarnessConfigError ? 2 : 1;
+    if (e instanceof HarnessConfigError) {
+      for (const p of e.problems) err(`harness: ${p}`);
+      return 2;
+    }
+    err(`harness: ${(e as Error).stack ?? String(e)}`);
+    return 1;
   } finally {
     await store?.close();
     await sim?.close();

@@ -1,18 +1,18 @@
 import { createServer } from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { type Config, ConfigError, loadConfig } from '../config.ts';
+import type { Config } from '../config.ts';
 import { HarnessConfigError, loadHarnessConfig } from '../harness/config.ts';
 import { startHarness } from '../harness/service.ts';
 import { watchLauncher } from '../launcher-watch.ts';
 import { createLogger } from '../log.ts';
 import { harnessLog } from '../main.ts';
-import { loadProviderCatalogue, loadSpecs } from '../publication/load-specs.ts';
+import { loadSpecs } from '../publication/load-specs.ts';
 import { createPublication } from '../publication/publication.ts';
 import { droppedSamples } from '../service.ts';
+import { readSettings } from '../startup-settings.ts';
 import { writeDeploymentRecord } from '../store/deployment-record.ts';
 import { type EngineHealth, watchEngine } from '../store/engine-health.ts';
 import { type EngineStore, openStore, snapshotDirOf } from '../store/open-store.ts';
-import { loadStoreConfig, StoreConfigError } from '../store/prometheus-config.ts';
 import type { Store } from '../store/sample-store.ts';
 import {
   measuredSamplesRefusal,
@@ -21,6 +21,23 @@ import {
   startSimulatedWriter,
 } from './harness-simulate.ts';
 import { HARNESS_USAGE } from './harness-usage.ts';
+
+/** The writer's own rules on its variables, each problem one line (without "cannot start: "). */
+function writerProblems(env: Readonly<Record<string, string | undefined>>): string[] {
+  const problems: string[] = [];
+  // Frozen days carry BASE_URL in their citations and replicas serve them as they are: the
+  // default http://localhost:8080 would be frozen in for good.
+  if (env.STORE?.trim() === 'prometheus' && !env.BASE_URL?.trim()) {
+    problems.push(
+      "BASE_URL is required with STORE=prometheus: this harness freezes the closed days every API replica serves, and their citations carry BASE_URL (set it to the API's public URL, e.g. BASE_URL=https://bench.example.org)",
+    );
+  }
+  const metricsPort = Number(env.HARNESS_METRICS_PORT ?? 9464);
+  if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) {
+    problems.push(`HARNESS_METRICS_PORT=${env.HARNESS_METRICS_PORT} is not a port`);
+  }
+  return problems;
+}
 
 /**
  * `citebench harness`: the split deployment's writer. Returns when stopped (SIGINT/SIGTERM or
@@ -41,35 +58,29 @@ export async function runHarnessDaemon(
     return 2;
   }
   const env = deps.env ?? process.env;
-  let config: Config;
-  let storeConfig: ReturnType<typeof loadStoreConfig>;
+  // Every setting at once, one line each: the service's, the store's, this writer's own, HARNESS_*.
+  const settings = await readSettings(env, {
+    store: true,
+    sourceUrl: false,
+    harness: true,
+    more: writerProblems,
+  });
+  if (!settings.ok) {
+    process.stderr.write(settings.problems.map((p) => `cannot start: ${p}\n`).join(''));
+    return 2;
+  }
+  const config: Config = { ...settings.config, simulated: simulate };
+  const storeConfig = settings.store;
   let harnessConfig: ReturnType<typeof loadHarnessConfig>;
   try {
-    config = { ...loadConfig(env), simulated: simulate };
-    storeConfig = loadStoreConfig(env);
-    // The harness configuration reads which providers need keys from the provider catalogue.
-    await loadProviderCatalogue(config.benchmarksDir);
+    // Checked above where BENCHMARKS_DIR has a provider catalogue; without one this names it.
     harnessConfig = loadHarnessConfig(env);
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof StoreConfigError || e instanceof HarnessConfigError) {
-      process.stderr.write(`cannot start: ${e.message}\n`);
-      return 2;
-    }
-    throw e;
-  }
-  // Frozen days carry BASE_URL in their citations and replicas serve them as they are: the
-  // default http://localhost:8080 would be frozen in for good.
-  if (storeConfig.backend === 'prometheus' && !env.BASE_URL?.trim()) {
-    process.stderr.write(
-      "cannot start: BASE_URL is required with STORE=prometheus: this harness freezes the closed days every API replica serves, and their citations carry BASE_URL (set it to the API's public URL, e.g. BASE_URL=https://bench.example.org)\n",
-    );
+    if (!(e instanceof HarnessConfigError)) throw e;
+    process.stderr.write(e.problems.map((p) => `cannot start: ${p}\n`).join(''));
     return 2;
   }
   const metricsPort = Number(env.HARNESS_METRICS_PORT ?? 9464);
-  if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) {
-    process.stderr.write(`cannot start: HARNESS_METRICS_PORT=${env.HARNESS_METRICS_PORT} is not a port\n`);
-    return 2;
-  }
   // The demo clock of DATA_DIR (--simulate): a bad demo-clock.json is one line, before anything starts.
   const clock = simulate ? await openWriterClock(config) : null;
   if (typeof clock === 'string') {

@@ -97,12 +97,25 @@ const providerSchema = z.object({
   concurrency: optionalPositiveInt,
 });
 
-export class HarnessConfigError extends Error {}
+export class HarnessConfigError extends Error {
+  // Private, so an error compares equal to one built from its message alone (tests do).
+  readonly #problems: readonly string[];
+
+  constructor(message: string, problems: readonly string[] = [message]) {
+    super(message);
+    this.#problems = problems;
+  }
+
+  /** Each problem alone, as a line says it (`invalid harness configuration: HARNESS_TIMEOUT_MS=soon …`). */
+  get problems(): readonly string[] {
+    return this.#problems;
+  }
+}
 
 /**
  * Validates the harness environment; the error names every bad variable with the value it was
  * given, on one line, as src/config.ts does (`HARNESS_TIMEOUT_MS=soon is not a positive integer`),
- * except an API key, which is never echoed.
+ * except an API key, which is never echoed; each alone in its `problems`.
  */
 export function loadHarnessConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
@@ -159,7 +172,10 @@ export function loadHarnessConfig(
   const rpc = loadRpcConfig(env);
   issues.push(...rpc.issues);
   if (issues.length > 0 || !g.success) {
-    throw new HarnessConfigError(`invalid harness configuration: ${issues.join('; ')}`);
+    throw new HarnessConfigError(
+      `invalid harness configuration: ${issues.join('; ')}`,
+      issues.map((i) => `invalid harness configuration: ${i}`),
+    );
   }
   const e = g.data;
   return {

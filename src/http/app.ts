@@ -2,10 +2,13 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
 import type { BlankEnv, BlankSchema } from 'hono/types';
 import { Counter } from 'prom-client';
+import { within } from '../concurrency/deadline.ts';
 import { etagOf } from '../core/hash.ts';
 import { loadShedder } from '../load-shed.ts';
 import type { Logger } from '../log.ts';
+import { FIRST_POLL_WAIT_MS } from '../publication/engine-deadlines.ts';
 import type { Publication } from '../publication/publication.ts';
+import type { StartupState } from '../startup-state.ts';
 import { JSON_TYPE } from './answers.ts';
 import { registerAuditRoutes } from './audit-routes.ts';
 import { registerCiteRoutes } from './cite-routes.ts';
@@ -39,6 +42,8 @@ export interface HttpDeps extends AppDeps {
   readonly extraRoutes?: readonly ((app: Hono) => RouteExtras | void)[];
   /** The HTML 404 for browsers; without one (no pages mounted) every 404 is JSON. */
   readonly htmlErrorPage?: HtmlErrorPage;
+  /** Where start-up is: /healthz waits for a replica's first poll (src/startup-state.ts). */
+  readonly startup?: Pick<StartupState, 'firstPoll'>;
 }
 
 const encoder = new TextEncoder();
@@ -84,16 +89,19 @@ export function buildApp(deps: HttpDeps): Hono {
   openRoute(
     app,
     healthzRoute,
-    (c) =>
+    async (c) => {
+      const firstPoll = deps.startup?.firstPoll;
+      if (firstPoll) await within(firstPoll, FIRST_POLL_WAIT_MS);
       // A replica whose last poll of the engine failed serves its last views, marked degraded.
-      c.body(
+      return c.body(
         JSON.stringify({ status: pub.engineDown ? 'degraded' : 'ok', benchmarks: pub.specs.length }),
         200,
         {
           'content-type': JSON_TYPE,
           'cache-control': CACHE.none,
         },
-      ),
+      );
+    },
     { hidden: true },
   );
 

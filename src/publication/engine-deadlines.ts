@@ -15,3 +15,11 @@ export const ORIGIN_CHECK_DEADLINE_MS = 10_000;
 
 /** Any engine read a view makes, retries included. */
 export const VIEW_READ_DEADLINE_MS = 3_000;
+
+/**
+ * How long /healthz waits for a replica's first poll, the one answer that waits for the engine
+ * (a replica's first log lines wait as long): the replica is ready before that poll ends (frozen
+ * days from SNAPSHOT_DIR), and a probe then reads "ok" or "degraded" rather than a state the poll
+ * is about to change. Bounded as start-up once waited for that poll.
+ */
+export const FIRST_POLL_WAIT_MS = 5_000;

@@ -37,11 +37,14 @@ export class FreshnessTracker {
     return this.lastSample.get(slug);
   }
 
-  /** Resolves once the newest sample times were read from the store (once per process). */
-  ensureLastSample(): Promise<void> {
+  /**
+   * Resolves once the newest sample times were read from the store (once per process); `store`,
+   * when given, is the one to read them through (a replica's poll: the engine, bounded).
+   */
+  ensureLastSample(store: Pick<PublicationContext['store'], 'timeBounds'> = this.ctx.store): Promise<void> {
     this.ready ??= guarded(async () => {
       for (const spec of this.ctx.specs) {
-        const b = await this.ctx.store.timeBounds(specMetrics(spec));
+        const b = await store.timeBounds(specMetrics(spec));
         if (b) {
           this.lastSample.set(spec.slug, Math.max(this.lastSample.get(spec.slug) ?? b.max, b.max));
           this.newestOf = Math.max(this.newestOf ?? b.max, b.max);

@@ -123,12 +123,12 @@ export class Publication implements PublicationApi {
       if (slugs.size > 0) this.applied(slugs, minT, maxT);
       this.origin.afterAppend(minT, maxT);
     });
-    // The follower reads the engine itself (how it is found up again); newest times, through the gate.
+    // The follower reads the engine itself (how it is found up again), its newest times too.
     this.follower = new StoreFollower({
       ...ctx,
       store: opts.store,
       newest: (slug) => this.fresh.newest(slug),
-      known: () => this.fresh.ensureLastSample().catch(() => undefined),
+      known: (reads) => this.fresh.ensureLastSample(reads).catch(() => undefined),
       applied: (slugs, minT, maxT) => {
         this.applied(slugs, minT, maxT);
         this.origin.afterAppend(minT, maxT);

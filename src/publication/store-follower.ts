@@ -15,8 +15,11 @@ export interface FollowerDeps {
   readonly newest: (slug: string) => number | undefined;
   /** What an append of these benchmarks' samples, from minT to maxT, does in the writer. */
   readonly applied: (slugs: ReadonlySet<string>, minT: number, maxT: number) => void;
-  /** Reads the newest sample times once (before the first poll compares with them). */
-  readonly known: () => Promise<void>;
+  /**
+   * Reads the newest sample times once, through `reads` (before the first poll compares with them:
+   * times read later, never applied, would hide the samples they stand for).
+   */
+  readonly known: (reads: Pick<SampleStore, 'timeBounds'>) => Promise<void>;
   /** Reads the stored region values again (after a poll that found a new (benchmark, region)). */
   readonly loadDataValues: () => Promise<void>;
   /** The engine went down (a poll failed) or came back (one succeeded after). */
@@ -54,14 +57,25 @@ export class StoreFollower {
    * engine is down, `beforeUp` (a replica that started without its engine: the origin check) runs
    * once it answers and before any view may read it; its failure keeps the engine down.
    */
-  async follow(beforeUp?: () => Promise<void>): Promise<ReadonlySet<string>> {
+  follow(beforeUp?: () => Promise<void>): Promise<ReadonlySet<string>> {
+    // A replica's first poll decides whether the engine is there: until it answers (and
+    // `beforeUp` passed), views read nothing from it. Set before the first await, so a replica
+    // that starts its first poll and is ready at once never sends a request to an engine that
+    // may be down (its frozen days come from SNAPSHOT_DIR). Silent: no view exists to drop yet.
+    if (!this.confirmed) this.engineDown = true;
+    return this.pollOnce(beforeUp);
+  }
+
+  private async pollOnce(beforeUp?: () => Promise<void>): Promise<ReadonlySet<string>> {
     let changed: ReadonlySet<string>;
     const deadlineMs = this.deps.deadlineMs ?? POLL_DEADLINE_MS;
     // Bounded, and never a failed poll: without the newest times a moved benchmark is applied whole.
-    await within(this.deps.known(), deadlineMs);
-    // A replica's first poll decides whether the engine is there: until it answers (and
-    // `beforeUp` passed), views read nothing from it. Silent: no view exists to drop yet.
-    if (!this.confirmed) this.engineDown = true;
+    // Read from the engine, not through the views' gate, which stays closed until this poll answers.
+    const reads = this.deps.store;
+    await within(
+      this.deps.known({ timeBounds: (m) => withinDeadline(reads.timeBounds(m), deadlineMs, 'the engine') }),
+      deadlineMs,
+    );
     try {
       changed = await this.poll(this.deps.store, deadlineMs);
       if (this.engineDown) await beforeUp?.();
@@ -69,11 +83,13 @@ export class StoreFollower {
       this.setDown(true);
       throw e;
     }
+    const firstAnswer = !this.confirmed;
     this.confirmed = true;
     this.setDown(false);
     // Region values come with a region's first cycle: read again only when a (benchmark, region)
-    // marker appears that was never seen (a series read per metric, ~11 queries here, not per poll).
-    if (this.newRegion) {
+    // marker appears that was never seen (a series read per metric, ~11 queries here, not per poll),
+    // and on the first poll that answers (a replica's start-up read failed at the closed gate).
+    if (this.newRegion || firstAnswer) {
       this.newRegion = false;
       await this.deps.loadDataValues();
     }

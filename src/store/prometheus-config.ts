@@ -16,6 +16,7 @@ export type StoreConfig =
       readonly replicaPollMs?: number;
     };
 
+/** An integer from 1 to `max`, `fallback` when unset; a problem is a StoreConfigError. */
 function positiveInt(name: string, raw: string | undefined, fallback: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
   const r = z.coerce.number().int().min(1).max(max).safeParse(raw);
@@ -29,52 +30,80 @@ const nonEmpty = (raw: string | undefined): string | undefined =>
   raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 
 /**
- * Reads STORE and the PROMETHEUS_* variables. Throws a StoreConfigError naming the variable and
- * echoing the bad value (secrets excepted: a malformed token or password is never echoed).
+ * Reads STORE and the PROMETHEUS_* variables. Throws a StoreConfigError naming each bad variable
+ * and echoing its value (secrets excepted: a malformed token or password is never echoed), every
+ * problem in its `problems`, not only the first.
  */
 export function loadStoreConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): StoreConfig {
   const store = nonEmpty(env.STORE) ?? 'embedded';
   if (store === 'embedded') return { backend: 'embedded' };
+  // The other variables mean nothing without a backend that reads them.
   if (store !== 'prometheus') {
     throw new StoreConfigError(`STORE must be "embedded" or "prometheus" (got "${env.STORE}")`);
   }
+  const problems: string[] = [];
+  /** What `read` gives, or undefined with its problem kept: every variable is checked. */
+  const checked = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (e) {
+      if (!(e instanceof StoreConfigError)) throw e;
+      problems.push(...e.problems);
+      return undefined;
+    }
+  };
+  const urlOf = (name: string, raw: string | undefined) =>
+    raw === undefined ? undefined : checked(() => validateEngineUrl(name, raw));
   const rawUrl = nonEmpty(env.PROMETHEUS_URL);
-  if (rawUrl === undefined) throw new StoreConfigError('PROMETHEUS_URL is required when STORE=prometheus');
-  const url = validateEngineUrl('PROMETHEUS_URL', rawUrl);
+  if (rawUrl === undefined) problems.push('PROMETHEUS_URL is required when STORE=prometheus');
+  const url = urlOf('PROMETHEUS_URL', rawUrl);
   const rawWrite = nonEmpty(env.PROMETHEUS_WRITE_URL);
-  const writeUrl =
-    rawWrite === undefined ? `${url}/api/v1/write` : validateEngineUrl('PROMETHEUS_WRITE_URL', rawWrite);
-  const rawFlush = nonEmpty(env.PROMETHEUS_FLUSH_URL);
-  const flushUrl = rawFlush === undefined ? undefined : validateEngineUrl('PROMETHEUS_FLUSH_URL', rawFlush);
+  const writeUrl = rawWrite === undefined ? `${url}/api/v1/write` : urlOf('PROMETHEUS_WRITE_URL', rawWrite);
+  const flushUrl = urlOf('PROMETHEUS_FLUSH_URL', nonEmpty(env.PROMETHEUS_FLUSH_URL));
 
   const bearerToken = nonEmpty(env.PROMETHEUS_BEARER_TOKEN);
   const basic = nonEmpty(env.PROMETHEUS_BASIC_AUTH);
   if (bearerToken !== undefined && basic !== undefined) {
-    throw new StoreConfigError('set PROMETHEUS_BEARER_TOKEN or PROMETHEUS_BASIC_AUTH, not both');
+    problems.push('set PROMETHEUS_BEARER_TOKEN or PROMETHEUS_BASIC_AUTH, not both');
   }
   if (bearerToken !== undefined && /[\s\r\n]/.test(bearerToken)) {
-    throw new StoreConfigError('PROMETHEUS_BEARER_TOKEN must not contain whitespace (value not shown)');
+    problems.push('PROMETHEUS_BEARER_TOKEN must not contain whitespace (value not shown)');
   }
   let basicAuth: { username: string; password: string } | undefined;
   if (basic !== undefined) {
     const i = basic.indexOf(':');
-    if (i <= 0) throw new StoreConfigError('PROMETHEUS_BASIC_AUTH must be "user:password" (value not shown)');
-    basicAuth = { username: basic.slice(0, i), password: basic.slice(i + 1) };
+    if (i <= 0) problems.push('PROMETHEUS_BASIC_AUTH must be "user:password" (value not shown)');
+    else basicAuth = { username: basic.slice(0, i), password: basic.slice(i + 1) };
   }
   const tenant = nonEmpty(env.PROMETHEUS_TENANT);
   // Mimir and Cortex accept tenant ids of printable ASCII without "/" (and "|" joins several ids).
   if (tenant !== undefined && !/^[\x21-\x2e\x30-\x7e]{1,150}$/.test(tenant)) {
-    throw new StoreConfigError(
-      `PROMETHEUS_TENANT must be 1-150 printable characters without "/" (got "${tenant}")`,
-    );
+    problems.push(`PROMETHEUS_TENANT must be 1-150 printable characters without "/" (got "${tenant}")`);
   }
   const snapshotDir = nonEmpty(env.SNAPSHOT_DIR);
+  const replicaPollMs = checked(() => positiveInt('REPLICA_POLL_MS', env.REPLICA_POLL_MS, 5_000, 3_600_000));
+  const timeoutMs = checked(() =>
+    positiveInt('PROMETHEUS_TIMEOUT_MS', env.PROMETHEUS_TIMEOUT_MS, 10_000, 600_000),
+  );
+  const bufferSamples = checked(() =>
+    positiveInt('PROMETHEUS_BUFFER_SAMPLES', env.PROMETHEUS_BUFFER_SAMPLES, 1_000_000, 100_000_000),
+  );
+  if (
+    problems.length > 0 ||
+    url === undefined ||
+    writeUrl === undefined ||
+    replicaPollMs === undefined ||
+    timeoutMs === undefined ||
+    bufferSamples === undefined
+  ) {
+    throw new StoreConfigError(problems.join('; '), problems);
+  }
   return {
     backend: 'prometheus',
     ...(snapshotDir === undefined ? {} : { snapshotDir }),
-    replicaPollMs: positiveInt('REPLICA_POLL_MS', env.REPLICA_POLL_MS, 5_000, 3_600_000),
+    replicaPollMs,
     prometheus: {
       url,
       writeUrl,
@@ -82,13 +111,8 @@ export function loadStoreConfig(
       ...(bearerToken === undefined ? {} : { bearerToken }),
       ...(basicAuth === undefined ? {} : { basicAuth }),
       ...(tenant === undefined ? {} : { tenant }),
-      timeoutMs: positiveInt('PROMETHEUS_TIMEOUT_MS', env.PROMETHEUS_TIMEOUT_MS, 10_000, 600_000),
-      bufferSamples: positiveInt(
-        'PROMETHEUS_BUFFER_SAMPLES',
-        env.PROMETHEUS_BUFFER_SAMPLES,
-        1_000_000,
-        100_000_000,
-      ),
+      timeoutMs,
+      bufferSamples,
     },
   };
 }

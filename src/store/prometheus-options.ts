@@ -47,6 +47,18 @@ export interface PrometheusStoreOptions {
 
 export class StoreConfigError extends Error {
   override readonly name = 'StoreConfigError';
+  // Private, so an error compares equal to one built from its message alone (tests do).
+  readonly #problems: readonly string[];
+
+  constructor(message: string, problems: readonly string[] = [message]) {
+    super(message);
+    this.#problems = problems;
+  }
+
+  /** Each problem alone, as a line says it; the message joins them with "; ". */
+  get problems(): readonly string[] {
+    return this.#problems;
+  }
 }
 
 /**

@@ -233,14 +233,14 @@ export async function createService(opts: ServiceOptions): Promise<Service> {
   });
   const startup = opts.startup;
   const serve = (req: IncomingMessage, res: ServerResponse) => {
-    if (hotPath.serve(req, res)) return;
     // Replayed answers end synchronously; only routed ones can be in flight at a drain.
     inFlight++;
     res.once('close', () => inFlight--);
     void routed(req, res);
   };
-  // Expensive requests wait in their class's lane, so a burst of them shares the loop by class.
-  const gate = laneGate(serve, metrics);
+  // Stored answers are replayed at once; expensive requests wait in their class's lane, so a burst
+  // of them shares the loop by class.
+  const gate = laneGate((req, res) => hotPath.serve(req, res), serve, metrics);
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     // Before the hot path: nothing is stored for replay until the service is ready.
     if (startup !== undefined && !startup.ready) return answerStarting(req, res, startup);

@@ -38,12 +38,18 @@ function refuse(req: IncomingMessage, res: ServerResponse, lane: LaneName): void
 }
 
 /**
- * Puts each expensive request in its class's lane before anything else is done with it (a stored
- * answer of an expensive class waits too: the lanes share the loop by class, not by connection),
- * and serves every other request at once. `serve` is the rest of the request path (the hot path,
- * then the router).
+ * Answers a request from stored bytes when it can (`replay`, the hot path), at once whatever its
+ * class: replaying a stored OG PNG or page costs the loop what replaying a Stat costs, so it is a
+ * cached read like any other, and waiting in a lane only left the loop idle between its two
+ * running jobs (each lasts until its answer is flushed): cached OG images and sparklines ran at
+ * 45-84% of a bare server's rate. Every other expensive request waits in its class's lane before
+ * anything else is done with it; the rest (`serve`: the router) are served at once.
  */
-export function laneGate(serve: Listener, metrics: Registry): { listener: Listener; lanes: FairLanes } {
+export function laneGate(
+  replay: (req: IncomingMessage, res: ServerResponse) => boolean,
+  serve: Listener,
+  metrics: Registry,
+): { listener: Listener; lanes: FairLanes } {
   const lanes = new FairLanes(LANES, {
     share: LANE_SHARE,
     contendedMs: CONTENDED_MS,
@@ -53,6 +59,10 @@ export function laneGate(serve: Listener, metrics: Registry): { listener: Listen
   });
   registerLaneMetrics(lanes, metrics);
   const listener: Listener = (req, res) => {
+    if (replay(req, res)) {
+      lanes.noteOutside();
+      return;
+    }
     const lane = laneOf(req.method, req.url);
     if (lane === null) {
       lanes.noteOutside();
@@ -63,6 +73,8 @@ export function laneGate(serve: Listener, metrics: Registry): { listener: Listen
       res.once('close', done);
       // A client that left while its request waited costs nothing more.
       if (res.closed || req.socket.destroyed) return done();
+      // Stored meanwhile by a request of the same URL that ran before it.
+      if (replay(req, res)) return done();
       serve(req, res);
     });
     if (!queued) refuse(req, res, lane);

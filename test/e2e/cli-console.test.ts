@@ -7,12 +7,20 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { configError } from '../helpers/config-error.ts';
 import { ROOT, spawnService, TEST_SOURCE_URL, until200 } from '../helpers/service-process.ts';
 
+/**
+ * Outer bounds, never budgets. Quiet, one CLI run (help, or a refused start) takes 0.5–1 s and
+ * `serve --simulate` on an empty DATA_DIR has network-coverage measured within ~10 s; the bounds
+ * allow 30 and 6 times that, and a test's timeout covers each of its runs at its bound.
+ */
+const CLI_MS = 30_000;
+const SERVE_MS = 60_000;
+
 function cli(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, ['bin/citebench.mjs', ...args], {
     cwd: ROOT,
     env: { ...process.env, BASE_URL: 'http://127.0.0.1:1', SOURCE_URL: TEST_SOURCE_URL, ...env },
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: CLI_MS,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
@@ -35,7 +43,7 @@ describe('console polish', () => {
     const v = cli(['--version']);
     expect(v.code).toBe(0);
     expect(v.out).toMatch(/^citebench \d+\.\d+\.\d+\n$/);
-  }, 60_000);
+  }, 210_000);
 
   it('export --help and help export print export’s usage on stdout and exit 0', () => {
     for (const args of [
@@ -48,7 +56,7 @@ describe('console polish', () => {
       expect(r.out, args.join(' ')).toMatch(/^usage: citebench export --from YYYY-MM-DD --to YYYY-MM-DD/);
       expect(r.err, args.join(' ')).toBe('');
     }
-  }, 60_000);
+  }, 90_000);
 
   it('every documented variable is validated and the bad value is echoed', () => {
     const bad = configError;
@@ -124,11 +132,11 @@ describe('console polish', () => {
       { command: [process.execPath, 'bin/citebench.mjs', 'serve', '--simulate'] },
     );
     try {
-      await p.waitFor(/open http:\/\/127\.0\.0\.1:\d+\/\n/, 20_000);
+      await p.waitFor(/open http:\/\/127\.0\.0\.1:\d+\/\n/, SERVE_MS);
       expect(p.output()).toMatch(/curl http:\/\/127\.0\.0\.1:\d+\/api\/citable/);
-      await until200(`${p.base}/healthz`, 10_000, p);
+      await until200(`${p.base}/healthz`, SERVE_MS, p);
       // Not waiting for the next 6-hour slot: network-coverage has data within seconds.
-      const end = Date.now() + 30_000;
+      const end = Date.now() + SERVE_MS;
       let draft = true;
       while (draft && Date.now() < end) {
         const f = await (await fetch(`${p.base}/api/freshness`)).json();
@@ -153,5 +161,5 @@ describe('console polish', () => {
       p.child.kill('SIGTERM');
       await p.exited();
     }
-  }, 60_000);
+  }, 210_000);
 });

@@ -13,6 +13,12 @@ afterEach(() => {
   for (const p of running.splice(0)) p.child.kill('SIGKILL');
 });
 
+/**
+ * Each wait is for its event (/healthz, the simulated midnight, the frozen day), bounded only
+ * against a hang: quiet, each comes within 10 s; the bound allows 6 times that.
+ */
+const STEP_MS = 60_000;
+
 describe('the demo clock: simulated = anchor + (wall − anchorWall) × DEMO_SPEED, kept in DATA_DIR', () => {
   it('starts at DEMO_START (or the wall clock), continues after a restart, and re-anchors when DEMO_SPEED changes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cb-clock-'));
@@ -38,7 +44,13 @@ describe('the demo clock: simulated = anchor + (wall − anchorWall) × DEMO_SPE
     expect(slower.clock.now()).toBe(start + 11 * 600_000 + 1_000);
     // DEMO_SPEED=1 on a fresh DATA_DIR is the wall clock.
     const plain = await openDemoClock({ dataDir: mkdtempSync(join(tmpdir(), 'cb-clock-')), speed: 1 });
-    expect(Math.abs(plain.clock.now() - Date.now())).toBeLessThan(50);
+    // Read between two readings of the wall clock: the 50 ms allow for the anchor, never for the
+    // machine's pace between the calls.
+    const wallBefore = Date.now();
+    const plainNow = plain.clock.now();
+    const wallAfter = Date.now();
+    expect(plainNow).toBeGreaterThan(wallBefore - 50);
+    expect(plainNow).toBeLessThan(wallAfter + 50);
     // A file that is not an anchor is refused with what to do, not silently replaced.
     writeFileSync(join(dir, DEMO_CLOCK_FILE), '{"nope":1}');
     await expect(openDemoClock({ dataDir: dir, speed: 1 })).rejects.toThrow(/delete it/);
@@ -73,7 +85,7 @@ describe('the demo clock: simulated = anchor + (wall − anchorWall) × DEMO_SPE
       BENCHMARKS_DIR: benchmarksWithout(['json-rpc']),
     });
     running.push(p);
-    await until200(`${p.base}/healthz`, 60_000, p);
+    await until200(`${p.base}/healthz`, STEP_MS, p);
     const anchor = JSON.parse(readFileSync(join(dir, DEMO_CLOCK_FILE), 'utf8'));
     expect(anchor).toMatchObject({ anchor: '2026-03-10T22:30:00.000Z', speed: 600 });
     const simulated = (wall: number) =>
@@ -86,7 +98,8 @@ describe('the demo clock: simulated = anchor + (wall − anchorWall) × DEMO_SPE
     };
     let polls = 0;
     let now = 0;
-    const end = Date.now() + 60_000;
+    // Quiet, the simulated midnight and its freeze grace pass ~10 s after the start.
+    const end = Date.now() + 2 * STEP_MS;
     while (now < closed + 60_000 && Date.now() < end) {
       const before = simulated(Date.now());
       const f = (await (await fetch(`${p.base}/api/freshness`)).json()) as Freshness;
@@ -97,7 +110,11 @@ describe('the demo clock: simulated = anchor + (wall − anchorWall) × DEMO_SPE
       expect(now).toBeLessThanOrEqual(after + 1_000);
       for (const [slug, s] of Object.entries(f.status)) {
         if (s.lastSampleAt === null) continue;
-        expect(Date.parse(s.lastSampleAt) - now, `${slug} sampled after now`).toBeLessThanOrEqual(tolerance);
+        // Against the demo clock when the answer was back: a sample appended while it was built is
+        // stamped after its `now` by the answer's own time (× 600), which a busy machine stretches.
+        expect(Date.parse(s.lastSampleAt) - after, `${slug} sampled after now`).toBeLessThanOrEqual(
+          tolerance,
+        );
         expect(s.ageSeconds).toBe(Math.max(0, Math.floor((now - Date.parse(s.lastSampleAt)) / 1000)));
       }
       polls++;
@@ -106,7 +123,7 @@ describe('the demo clock: simulated = anchor + (wall − anchorWall) × DEMO_SPE
     expect(polls).toBeGreaterThan(10);
     expect(now).toBeGreaterThanOrEqual(closed);
     // The day closed on the demo clock and was frozen: its snapshot and a Stat pinned to it.
-    await until200(`${p.base}/api/citable/2026-03-10`, 15_000, p);
+    await until200(`${p.base}/api/citable/2026-03-10`, STEP_MS, p);
     const snap = (await (await fetch(`${p.base}/api/citable/2026-03-10`)).json()) as {
       site: { snapshotDate: string };
       benchmarks: Array<{ slug: string; asOf: string | null }>;
@@ -116,5 +133,5 @@ describe('the demo clock: simulated = anchor + (wall − anchorWall) × DEMO_SPE
     expect(trade?.asOf?.slice(0, 10)).toBe('2026-03-10');
     const stat = await fetch(`${p.base}/api/stat/token-trade-coverage?date=2026-03-10`);
     expect(stat.status).toBe(200);
-  }, 90_000);
+  }, 300_000);
 });

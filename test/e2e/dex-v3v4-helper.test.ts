@@ -24,7 +24,7 @@ beforeAll(async () => {
   node = await startAnvil({ chainId: 1 });
   rpc = new RpcClient(node.url);
   dex = await deployDexV3V4(rpc);
-}, 15_000);
+});
 
 afterAll(async () => {
   await node?.stop();

@@ -79,7 +79,7 @@ beforeAll(async () => {
   for (const metric of STORED_METRIC_NAMES)
     stored.push(...(await store.select({ metric, after: 0, until: NOW + 1 })));
   stored = stored.filter((s) => s.metric !== 'harness_cycle');
-}, 90_000);
+});
 
 afterAll(async () => {
   await sim?.close();

@@ -66,7 +66,7 @@ describe('harness CLI', () => {
     expect(r.out).toMatch(/^ethereum\/PEPE\s+codex\s+ok\s+\d+\s+[\d.]+\s+\d+\s+\d+\s+\d+\.\d\s+\d+/m);
     // Solana has no reference node: said, never a count.
     expect(r.out).toMatch(/^solana\/BONK\s+codex\s+ok\s+\d+\s+[\d.]+\s+\d+\s+no-reference-node\s/m);
-  }, 30_000);
+  });
 
   it('rejects unknown benchmarks, providers and options with exit code 2', async () => {
     expect((await cli(['run', 'nope', '--once'])).code).toBe(2);

@@ -28,6 +28,7 @@ import {
   spawnService,
   TEST_SOURCE_URL,
 } from '../helpers/service-process.ts';
+import { until } from '../helpers/until.ts';
 
 const MIN = 60_000;
 const HALF_HOUR = 30 * MIN;
@@ -35,7 +36,14 @@ const HALF_HOUR = 30 * MIN;
 const SLOT = Math.floor((Date.now() - HALF_HOUR) / HALF_HOUR) * HALF_HOUR;
 const LISTED = SLOT - 2 * 60 * MIN;
 const iso = (t: number) => new Date(t).toISOString();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Outer bounds, never budgets. Quiet, a CLI run takes 0.5–1 s, the writer logs where it resumes
+ * within ~5 s of its start (a replica listens within ~3 s), and a failed resume read is retried 5 s
+ * later; the bounds allow 10 times that or more, and each test's timeout is above its bounds.
+ */
+const CLI_MS = 30_000;
+const EVENT_MS = 60_000;
 
 let specs: BenchmarkSpec[];
 let engine: Engine;
@@ -58,7 +66,7 @@ beforeAll(async () => {
   engine = await startEngine('prometheus');
   engines.push(engine);
   await markers(engine);
-}, 30_000);
+});
 afterEach(() => {
   for (const p of running.splice(0)) p.child.kill('SIGKILL');
 });
@@ -71,7 +79,7 @@ function cli(args: string[], env: Record<string, string | undefined> = {}) {
     cwd: ROOT,
     env: { ...process.env, SOURCE_URL: TEST_SOURCE_URL, ...env },
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: CLI_MS,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
@@ -98,7 +106,7 @@ describe('citebench harness: usage and BASE_URL', () => {
       }
     }
     expect(cli(['harness', 'run', '--help']).out).toMatch(/^usage: harness run <benchmark>/);
-  }, 60_000);
+  }, 120_000);
 
   it('with STORE=prometheus, BASE_URL is required: exit 2, one line naming it', async () => {
     const r = cli(['harness'], {
@@ -112,7 +120,7 @@ describe('citebench harness: usage and BASE_URL', () => {
     const lines = r.err.split('\n').filter((l) => l.trim());
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^cannot start: BASE_URL is required with STORE=prometheus/);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('the resume read', () => {
@@ -146,7 +154,7 @@ describe('the resume read', () => {
     });
     try {
       const failed = () => lines.find((l) => l.includes('cannot read its last cycle'));
-      for (let i = 0; i < 50 && !failed(); i++) await sleep(100);
+      await until(() => failed() !== undefined, EVENT_MS, 'the failed read logged');
       expect(failed()).toMatch(
         /^warn [\w-]+: cannot read its last cycle from the store, retrying in 5 s before planning: /,
       );
@@ -156,7 +164,7 @@ describe('the resume read', () => {
         ['network-coverage', 'token-trade-coverage'].every((b) =>
           lines.some((l) => l.includes(`${b}: resuming`)),
         );
-      for (let i = 0; i < 150 && !both(); i++) await sleep(100);
+      await until(both, EVENT_MS, 'both benchmarks resuming');
       const resumed = lines.filter((l) => l.includes('resuming'));
       expect(resumed).toContainEqual(
         expect.stringMatching(`^info token-trade-coverage: resuming lastSlot=${iso(SLOT)} next=`),
@@ -168,7 +176,7 @@ describe('the resume read', () => {
       await h.stop();
       await store.close();
     }
-  }, 40_000);
+  }, 180_000);
 });
 
 describe('the writer and a replica, as processes', () => {
@@ -187,25 +195,25 @@ describe('the writer and a replica, as processes', () => {
       { command: ['npx', 'citebench', 'harness'] },
     );
     running.push(p);
-    const m = await p.waitFor(/token-trade-coverage: resuming lastSlot=(\S+) next=(\S+)/, 30_000);
+    const m = await p.waitFor(/token-trade-coverage: resuming lastSlot=(\S+) next=(\S+)/, EVENT_MS);
     expect(m[1]).toBe(iso(SLOT));
     expect(Date.parse(m[2] ?? '')).toBeGreaterThan(SLOT);
-    await p.waitFor(new RegExp(`network-coverage: resuming lastSlot=${iso(LISTED)} next=`), 10_000);
+    await p.waitFor(new RegExp(`network-coverage: resuming lastSlot=${iso(LISTED)} next=`), EVENT_MS);
     expect(JSON.parse(await readFile(join(snap, 'deployment.json'), 'utf8'))).toEqual({
       baseUrl: 'https://bench.example.org',
     });
-    await p.waitFor(/ harness running /, 10_000);
+    await p.waitFor(/ harness running /, EVENT_MS);
     const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     expect(metrics.status).toBe(200);
     await metrics.text();
     // SIGTERM to npm alone: npm exits, the daemon under its `sh -c` must notice and stop.
     p.child.kill('SIGTERM');
     await p.exited();
-    for (let i = 0; i < 100 && !/harness stopped/.test(p.output()); i++) await sleep(100);
+    // The daemon writes to npm's pipe as it stops; the pipe closes once the last process on it is gone.
+    await p.closed();
     // npm takes its `sh -c` with it, or leaves it orphaned: either way the chain broke.
     expect(p.output()).toMatch(/harness stopping signal="launcher('s parent)? exited"/);
     expect(p.output()).toMatch(/harness stopped/);
-    await sleep(300);
     const gone = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
       () => false,
       () => true,
@@ -218,7 +226,7 @@ describe('the writer and a replica, as processes', () => {
       { entry: 'src/main.ts' },
     );
     running.push(replica);
-    await replica.waitFor(/ listening /, 30_000);
+    await replica.waitFor(/ listening /, EVENT_MS);
     const warns = replica
       .output()
       .split('\n')
@@ -226,7 +234,7 @@ describe('the writer and a replica, as processes', () => {
     expect(warns).toHaveLength(1);
     expect(warns[0]).toContain(`BASE_URL=${replica.base}`);
     expect(warns[0]).toContain('BASE_URL=https://bench.example.org');
-  }, 90_000);
+  }, 300_000);
 
   it('serve on an engine holding simulated samples names the engine at PROMETHEUS_URL', async () => {
     const sim = await startEngine('prometheus');
@@ -245,5 +253,5 @@ describe('the writer and a replica, as processes', () => {
     expect(lines).toEqual([
       `cannot start: the engine at PROMETHEUS_URL=${sim.url} holds simulated samples (from the demo); serve them with \`citebench serve --simulate\`, or point PROMETHEUS_URL at another engine (or tenant) for real measurements`,
     ]);
-  }, 40_000);
+  }, 120_000);
 });

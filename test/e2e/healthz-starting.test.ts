@@ -33,9 +33,17 @@ interface Answer {
   readonly body: Record<string, unknown>;
 }
 
+/**
+ * Outer bounds, never budgets: quiet, a demo backfill of network-coverage is ready in ~5 s and
+ * `src/main.ts` in 2–3 s; these allow 20 times that, and the tests' own timeouts (180 s) are above
+ * them, so a slow start fails with /healthz's last answer and the service's output.
+ */
+const READY_MS = 120_000;
+
 async function healthz(base: string): Promise<Answer | null> {
   try {
-    const r = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2000) });
+    // Against a connection that never answers; a bound port answers /healthz at once.
+    const r = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(30_000) });
     return { status: r.status, body: (await r.json()) as Record<string, unknown> };
   } catch {
     return null; // not bound yet
@@ -109,7 +117,7 @@ describe('/healthz and every route while starting', () => {
         const b = a.body.backfill as { done: number } | undefined;
         return a.status !== 503 || (b !== undefined && b.done >= 2);
       },
-      60_000,
+      READY_MS,
     );
     for (const a of seen) expectStartingHealth(a);
     // The progress only grows.
@@ -146,7 +154,7 @@ describe('/healthz and every route while starting', () => {
     expect(p.output()).toMatch(/ stopped signal="SIGTERM"/);
     expect(p.output()).not.toMatch(/cannot start|snapshot freeze failed/);
     expect(existsSync(join(dir, 'citebench.duckdb.wal'))).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   it('a small demo backfill (network-coverage only): 503 starting, then 200 ok for good', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cb-ready-'));
@@ -155,7 +163,7 @@ describe('/healthz and every route while starting', () => {
       BENCHMARKS_DIR: benchmarksWithout(['json-rpc', 'trade-capture']),
     });
     running.push(p);
-    const seen = await pollHealthz(p, (a) => a.status === 200, 60_000);
+    const seen = await pollHealthz(p, (a) => a.status === 200, READY_MS);
     const ok = seen.at(-1) as Answer;
     const before = seen.slice(0, -1);
     // The port answers before the service is ready, and says so.
@@ -179,26 +187,26 @@ describe('/healthz and every route while starting', () => {
     expect(p.output()).toMatch(/Citebench is running on SIMULATED demo data/);
     p.child.kill('SIGTERM');
     expect((await p.exited()).code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it('serve without a harness: 503 starting from the bind, then 200 ok once the store is open and the first freeze pass done', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cb-serve-ready-'));
     const p = await spawnService({ DATA_DIR: dir, HARNESS_ENABLED: 'false' }, { entry: 'src/main.ts' });
     running.push(p);
-    const seen = await pollHealthz(p, (a) => a.status === 200, 30_000);
+    const seen = await pollHealthz(p, (a) => a.status === 200, READY_MS);
     expect(seen.length).toBeGreaterThan(1);
     for (const a of seen.slice(0, -1)) expectStartingHealth(a);
     expect(seen.at(-1)?.body).toEqual({ status: 'ok', benchmarks: 5 });
     expect((await fetch(`${p.base}/api/citable`)).status).toBe(200);
     p.child.kill('SIGTERM');
     expect((await p.exited()).code).toBe(0);
-  }, 40_000);
+  }, 180_000);
 
   it('SIGTERM at the first 503, while the app is still loading: exit 0, the store closed cleanly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cb-early-stop-'));
     const p = await spawnService({ DATA_DIR: dir, HARNESS_ENABLED: 'false' }, { entry: 'src/main.ts' });
     running.push(p);
-    const seen = await pollHealthz(p, () => true, 30_000);
+    const seen = await pollHealthz(p, () => true, READY_MS);
     expectStartingHealth(seen[0] as Answer);
     p.child.kill('SIGTERM');
     expect(await p.exited()).toEqual({ code: 0, signal: null });
@@ -206,5 +214,5 @@ describe('/healthz and every route while starting', () => {
     expect(p.output()).not.toMatch(/cannot start|Citebench is running/);
     expect(existsSync(join(dir, 'citebench.duckdb'))).toBe(true);
     expect(existsSync(join(dir, 'citebench.duckdb.wal'))).toBe(false);
-  }, 40_000);
+  }, 180_000);
 });

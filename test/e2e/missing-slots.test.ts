@@ -148,6 +148,12 @@ afterEach(() => {
 });
 
 const serveSimulate = [process.execPath, 'bin/citebench.mjs', 'serve', '--simulate'];
+/**
+ * Each step waits for its event (cycles logged, /healthz, the day frozen), bounded only against a
+ * hang: quiet, each comes within 5–30 s (the freeze after the simulated midnight); the bound allows
+ * twice the slowest, and the test's timeout covers every step at its bound.
+ */
+const STEP_MS = 60_000;
 const tradeCycles = (log: string) =>
   [...log.matchAll(/ token-trade-coverage: cycle (\S+) wrote \d+ samples/g)].map((m) =>
     Date.parse(m[1] ?? ''),
@@ -156,17 +162,19 @@ const tradeCycles = (log: string) =>
 describe('serve --simulate down across two slots', () => {
   it('freezes the day with both slots (and every other one nobody ran) in missingSlots: index site, Stat, methodology, dataset index and manifest', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cb-missing-'));
-    // The demo clock at 1200× from 19:00 on 2026-03-10: a trade slot every 1.5 s of wall time,
-    // midnight five simulated hours (15 s) away.
+    // The demo clock at 1200× from 14:00 on 2026-03-10: a trade slot every 1.5 s of wall time,
+    // midnight ten simulated hours (30 s) away. The first run must stop before 23:00 (its next two
+    // slots in the day): the clock runs while it starts, so nine hours leave a start of up to 24 s
+    // (quiet: 3–5 s; from 19:00 a busy machine's start once left none).
     const env = {
       DATA_DIR: dir,
       DEMO_SPEED: '1200',
-      DEMO_START: '2026-03-10T19:00:00Z',
+      DEMO_START: '2026-03-10T14:00:00Z',
       BENCHMARKS_DIR: benchmarksWithout(['json-rpc']),
     };
     const first = await spawnService(env, { command: serveSimulate });
     running.push(first);
-    await first.waitFor(/(token-trade-coverage: cycle \S+ wrote[\s\S]*){2}/, 60_000);
+    await first.waitFor(/(token-trade-coverage: cycle \S+ wrote[\s\S]*){2}/, STEP_MS);
     first.child.kill('SIGTERM');
     expect((await first.exited()).code).toBe(0);
     const last = Math.max(...tradeCycles(first.output()));
@@ -178,12 +186,12 @@ describe('serve --simulate down across two slots', () => {
 
     const second = await spawnService(env, { command: serveSimulate });
     running.push(second);
-    await until200(`${second.base}/healthz`, 60_000, second);
+    await until200(`${second.base}/healthz`, STEP_MS, second);
     // The day closes on the demo clock; it is frozen without waiting for anyone (until then the
     // day is today, answered live).
     type Index = { site: { snapshotDate: string | null; missingSlots?: MissingSlot[] } };
     let index: Index | undefined;
-    for (const end = Date.now() + 60_000; Date.now() < end; ) {
+    for (const end = Date.now() + 2 * STEP_MS; Date.now() < end; ) {
       const r = await fetch(`${second.base}/api/citable/2026-03-10`);
       const body = (await r.json()) as Index;
       if (r.status === 200 && body.site.snapshotDate === '2026-03-10') {
@@ -237,5 +245,5 @@ describe('serve --simulate down across two slots', () => {
       index.site.missingSlots,
     );
     expect(manifest.missingSlots).toEqual(index.site.missingSlots);
-  }, 120_000);
+  }, 300_000);
 });

@@ -50,5 +50,5 @@ describe('pool discovery keeps its progress slice by slice', () => {
     // Only the blocks after the kept slices were scanned again.
     const rest = head - (dex.factoryBlock + 2 * SLICE - 1);
     expect(logsCalls).toBe(2 * Math.ceil(rest / SLICE));
-  }, 30_000);
+  });
 });

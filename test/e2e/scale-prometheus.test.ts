@@ -104,7 +104,9 @@ async function engineStoreOn(engine: Engine, snapshotDir: string): Promise<Store
 async function put(store: Store, batch: readonly Sample[]): Promise<void> {
   await store.append(batch);
   const e = (store as EngineStore).engine;
-  for (let i = 0; i < 100 && !(await e.flush()); i++) await new Promise((r) => setTimeout(r, 200));
+  // Quiet, the first flush delivers; the bound (against a hang only) allows a minute of retries.
+  for (const end = Date.now() + WAIT_MS; !(await e.flush()) && Date.now() < end; )
+    await new Promise((r) => setTimeout(r, 200));
   expect(e.bufferedSamples).toBe(0);
 }
 
@@ -130,6 +132,13 @@ async function answers(pub: Publication): Promise<Record<string, string>> {
   return out;
 }
 
+/**
+ * Waits for an event (the engine holding a write, a view recomputed) are bounded against a hang
+ * only: quiet, each comes within 1–2 s; WAIT_MS allows 30 times that. Each test's timeout is above
+ * its waits (quiet, a test takes 3–15 s).
+ */
+const WAIT_MS = 60_000;
+
 const engines: Engine[] = [];
 let samples: Sample[];
 let embedded: Record<string, string>;
@@ -143,7 +152,7 @@ beforeAll(async () => {
   embedded = await answers(pub);
   pub.close();
   await duck.close();
-}, 60_000);
+});
 afterAll(async () => {
   for (const e of engines) await e.destroy();
 });
@@ -160,7 +169,7 @@ describe.each(['prometheus', 'victoria-metrics'] as EngineKind[])('%s', (kind) =
     for (const k of Object.keys(embedded)) expect(got[k], k).toBe(embedded[k]);
     pub.close();
     await store.close();
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('Prometheus: regions, replicas, an engine that goes away', () => {
@@ -168,7 +177,7 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
   beforeAll(async () => {
     engine = await startEngine('prometheus');
     engines.push(engine);
-  }, 30_000);
+  });
 
   it('two harness regions write to one engine; ?region filters, an unseen region is 404', async () => {
     const store = await engineStoreOn(engine, await mkdtemp(join(tmpdir(), 'snap-')));
@@ -193,7 +202,7 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
     expect(net.rankings.length).toBe(8);
     pub.close();
     await store.close();
-  }, 60_000);
+  }, 180_000);
 
   it('two API replicas serve one frozen day byte-identically from SNAPSHOT_DIR; replicas never freeze', async () => {
     const snapshotDir = await mkdtemp(join(tmpdir(), 'shared-snap-'));
@@ -217,7 +226,8 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
           store: {
             backend: 'prometheus',
             snapshotDir,
-            prometheus: { url: engine.url, retries: 1, retryBaseMs: 50, timeoutMs: 5000 },
+            // As the writer's: a busy machine's engine can take seconds to answer a day's reads.
+            prometheus: { url: engine.url, retries: 1, retryBaseMs: 50, timeoutMs: 30_000 },
           },
         }),
       ),
@@ -240,7 +250,7 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
       harnessSide.close();
       await writer.close();
     }
-  }, 60_000);
+  }, 180_000);
 
   it('engine down: the API serves the last views marked degraded; writes are buffered and arrive after it returns', async () => {
     const store = await engineStoreOn(engine, await mkdtemp(join(tmpdir(), 'snap-')));
@@ -255,7 +265,7 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
     // reader of a new point may get the previous view while its successor is computed.
     const STEP = 20 * 60_000;
     const settled = async () => {
-      for (let i = 0; i < 100; i++) {
+      for (const end = Date.now() + WAIT_MS; Date.now() < end; ) {
         const served = await pub.stat('token-trade-coverage', null);
         if (pub.isCurrent(served)) return served.value;
         await new Promise((r) => setTimeout(r, 50));
@@ -267,7 +277,7 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
     expect(down.degraded).toBe(true);
     expect(down.value).toBe(live.value);
     let index = await pub.citable();
-    for (let i = 0; i < 100 && !pub.isCurrent(index); i++) {
+    for (const end = Date.now() + WAIT_MS; !pub.isCurrent(index) && Date.now() < end; ) {
       await new Promise((r) => setTimeout(r, 50));
       index = await pub.citable();
     }
@@ -297,7 +307,7 @@ describe('Prometheus: regions, replicas, an engine that goes away', () => {
     expect(degraded).toBeUndefined();
     pub.close();
     await store.close();
-  }, 90_000);
+  }, 180_000);
 });
 
 describe.each(['prometheus', 'victoria-metrics'] as EngineKind[])(
@@ -402,6 +412,6 @@ describe.each(['prometheus', 'victoria-metrics'] as EngineKind[])(
       }
       await duck.close();
       await store.close();
-    }, 60_000);
+    }, 180_000);
   },
 );

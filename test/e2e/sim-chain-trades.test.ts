@@ -30,7 +30,7 @@ const sims: Simulator[] = [];
 beforeAll(async () => {
   [chain] = (await startDemoChains({ seed: SEED, origin: ORIGIN, chains: ['ethereum'] })) as [DemoChain];
   await chain.buildTo(ORIGIN + 100 * MIN);
-}, 30_000);
+});
 afterAll(async () => {
   await Promise.all(sims.map((s) => s.close()));
   await chain?.stop();

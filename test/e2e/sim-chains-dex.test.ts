@@ -80,7 +80,7 @@ beforeAll(async () => {
       setup: j < setup,
     }));
   });
-}, 20_000);
+});
 
 const dex = demoDex(CHAIN);
 const tokens = REFERENCE_TOKENS.filter((t) => t.chain === CHAIN).map((t) => t.address.toLowerCase() as Hex);
@@ -180,7 +180,7 @@ describe('the demo DEX', () => {
     const all = kinds.single + kinds.multi + kinds.reverted;
     expect(kinds.reverted / all).toBeCloseTo(0.03, 2);
     expect(kinds.multi / (kinds.single + kinds.multi)).toBeCloseTo(0.08, 2);
-  }, 15_000);
+  });
 
   it('a swap that reverts against the plan stops the build loudly', async () => {
     const [c] = (await startDemoChains({ seed: SEED, origin: ORIGIN, chains: [CHAIN] })) as [DemoChain];

@@ -121,6 +121,12 @@ describe('demo chains', () => {
   });
 });
 
+/**
+ * A block mined once the clock is moved (an RPC to anvil): quiet, within ~20 ms; the bound
+ * (expect.poll's default is 1 s) is against a hang only.
+ */
+const MINED = { timeout: 30_000 };
+
 /** A demo clock moved by hand: timers fire in order as it advances. */
 class ManualClock implements Clock {
   private timers: Array<{ id: number; at: number; fn: () => void }> = [];
@@ -136,11 +142,13 @@ class ManualClock implements Clock {
   clearTimeout(handle: unknown): void {
     this.timers = this.timers.filter((x) => x.id !== handle);
   }
-  advance(ms: number): void {
+  /** Moves the clock on and fires the timers due; says how many it fired. */
+  advance(ms: number): number {
     this.t += ms;
     const due = this.timers.filter((x) => x.at <= this.t).sort((a, b) => a.at - b.at);
     this.timers = this.timers.filter((x) => x.at > this.t);
     for (const x of due) x.fn();
+    return due.length;
   }
 }
 
@@ -164,18 +172,18 @@ describe('demo chains on a demo clock and on disk', () => {
     const clock = new ManualClock(at(10) + 1_000);
     const stop = c.follow(clock);
     clock.advance(11_000);
-    await expect.poll(() => c.head().number).toBe(11);
+    await expect.poll(() => c.head().number, MINED).toBe(11);
     expect(c.head().timestampMs).toBe(at(11));
     clock.advance(60_000); // five blocks late: one block now, none of the missed ones
-    await expect.poll(() => c.head().number).toBe(12);
+    await expect.poll(() => c.head().number, MINED).toBe(12);
     expect(c.head().timestampMs).toBe(at(16));
     expect(clock.now() - c.head().timestampMs).toBeLessThan(BLOCK_TIME_MS);
     clock.advance(12_000);
-    await expect.poll(() => c.head().number).toBe(13);
+    await expect.poll(() => c.head().number, MINED).toBe(13);
     expect(c.head().timestampMs).toBe(at(17));
     stop();
-    clock.advance(120_000);
-    await new Promise((r) => setTimeout(r, 100));
+    // Stopped: ten blocks' time passes and no timer of the follower is left to fire.
+    expect(clock.advance(120_000)).toBe(0);
     expect(c.head().number).toBe(13);
     // buildTo goes on from the stretched head.
     await c.buildTo(at(19));

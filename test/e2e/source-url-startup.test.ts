@@ -15,14 +15,23 @@ afterEach(() => {
 
 const cli = (...args: string[]) => [process.execPath, 'bin/citebench.mjs', ...args];
 
+/**
+ * Outer bounds, never budgets: quiet, a refused start exits in ~1 s and `serve --simulate` answers
+ * /healthz within ~5 s; the bounds allow 12 times that, and each test's timeout is above them.
+ */
+const START_MS = 60_000;
+
 /** Runs the CLI and waits for it to exit: code and everything it wrote. */
 async function exitOf(env: Record<string, string>, command: string[]) {
   const p = await spawnService(env, { command });
   running.push(p);
+  let timer: NodeJS.Timeout | undefined;
   const { code } = await Promise.race([
     p.exited(),
-    new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`still running:\n${p.output()}`)), 30_000)),
-  ]);
+    new Promise<never>((_, rej) => {
+      timer = setTimeout(() => rej(new Error(`still running:\n${p.output()}`)), START_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
   return {
     code,
     lines: p
@@ -40,7 +49,7 @@ describe('SOURCE_URL at start-up', () => {
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toMatch(/^cannot start: SOURCE_URL is not set: .*http\(s\) URL of the harness source/);
     expect(existsSync(dataDir)).toBe(false);
-  }, 40_000);
+  }, 120_000);
 
   it('a spec still carrying `source` stops start-up with one line naming the file and SOURCE_URL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cb-oldspec-'));
@@ -63,7 +72,7 @@ describe('SOURCE_URL at start-up', () => {
       `${join(dir, 'rpc-head-lag.yml')}: field "source": is no longer a spec field`,
     );
     expect(r.lines[0]).toContain('set SOURCE_URL');
-  }, 40_000);
+  }, 120_000);
 
   it('serve --simulate defaults it to BASE_URL/methodology#harness', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cb-simsource-'));
@@ -72,8 +81,8 @@ describe('SOURCE_URL at start-up', () => {
       { command: cli('serve', '--simulate') },
     );
     running.push(p);
-    await until200(`${p.base}/healthz`, 30_000, p);
+    await until200(`${p.base}/healthz`, START_MS, p);
     const stat = (await (await fetch(`${p.base}/api/stat/network-coverage`)).json()) as Stat;
     expect(stat.source).toBe(`${p.base}/methodology#harness`);
-  }, 40_000);
+  }, 120_000);
 });

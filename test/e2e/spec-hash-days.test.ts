@@ -89,7 +89,8 @@ describe('spec hashes', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/^spec-hash: /);
     }
-  }, 60_000);
+    // Six CLI runs: quiet, ~6 s (22 s with the machine 3–4 times slower); a hang guard only.
+  }, 180_000);
 
   it('an edit changes the hash from the next freeze on; the day frozen before keeps every byte', async () => {
     const first = await serve(specsDir('day1'), NOW, { version: '1.0.0' });

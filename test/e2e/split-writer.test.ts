@@ -16,6 +16,14 @@ import { BENCHMARKS_DIR } from '../helpers/fixture.ts';
 import { freePort, ROOT, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Each step waits for its event (a log line, a gauge on /metrics, a marker in the engine), bounded
+ * only against a hang: quiet, each comes within 1–10 s (the first backfill's 10–29% in ~5 s, ready
+ * after the engine is back in ~15 s); STEP_MS allows 6 times the slowest, and each test's timeout
+ * is above the sum of its quiet steps times 5.
+ */
+const STEP_MS = 60_000;
 const running: ServiceProcess[] = [];
 const engines: Engine[] = [];
 /** The trade and listing families only: the json-rpc family's chains (anvil) take a minute to build. */
@@ -57,8 +65,9 @@ async function writer(
     {
       STORE: 'prometheus',
       PROMETHEUS_URL: e.url,
-      // A down engine is found at once, not after three back-offs.
-      PROMETHEUS_TIMEOUT_MS: '2000',
+      // A killed engine refuses at once, whatever this bound; it bounds only a live engine's
+      // answer, which a busy machine can slow to seconds (2 s here once counted as an outage).
+      PROMETHEUS_TIMEOUT_MS: '10000',
       SNAPSHOT_DIR: snapshotDir,
       DATA_DIR: dataDir,
       BENCHMARKS_DIR: bench,
@@ -131,25 +140,25 @@ describe('citebench harness --simulate', () => {
       expect(r.out).toMatch(/^usage: citebench harness \[start\] \[--simulate\]/);
       expect(r.out).toContain('store_engine_up');
     }
-  }, 30_000);
+  }, 60_000);
 
   it('backfills with the demo’s progress, logs ready, writes live and shares its clock; the engine SIGKILLed mid-backfill and again live loses no slot, logs a WARN and an INFO each, never an ERROR; store_engine_up 0 then 1', async () => {
     const e = await engine();
     const w = await writer(e, { days: '1', speed: '600' });
-    await w.p.waitFor(/^backfilling 1 days: \d+\/\d+ cycles \((1|2)\d%\)$/m, 40_000);
+    await w.p.waitFor(/^backfilling 1 days: \d+\/\d+ cycles \((1|2)\d%\)$/m, STEP_MS);
     await e.kill();
-    await until('down on /metrics', async () => (await gauge(w, 'store_engine_up')) === 0, 10_000, w);
-    await w.p.waitFor(/ WARN {2}sample store engine down/, 10_000);
+    await until('down on /metrics', async () => (await gauge(w, 'store_engine_up')) === 0, STEP_MS, w);
+    await w.p.waitFor(/ WARN {2}sample store engine down/, STEP_MS);
     await e.start();
-    const ready = await w.p.waitFor(/ INFO {2}harness ready backfilledCycles=(\d+) /, 60_000);
+    const ready = await w.p.waitFor(/ INFO {2}harness ready backfilledCycles=(\d+) /, STEP_MS);
     expect(Number(ready[1])).toBeGreaterThan(0);
     expect(w.p.output()).toMatch(/^backfilling 1 days: \d+\/\d+ cycles \(100%\)$/m);
-    await until('up on /metrics', async () => (await gauge(w, 'store_engine_up')) === 1, 10_000, w);
-    await until('delivered', async () => (await gauge(w, 'store_buffered_samples')) === 0, 20_000, w);
+    await until('up on /metrics', async () => (await gauge(w, 'store_engine_up')) === 1, STEP_MS, w);
+    await until('delivered', async () => (await gauge(w, 'store_buffered_samples')) === 0, STEP_MS, w);
     await until(
       'every planned slot stored',
       async () => (await missingSlots(e, w.dataDir)).length === 0,
-      20_000,
+      STEP_MS,
       w,
     );
     // Live (a 30-minute slot every 3 s at DEMO_SPEED=600): a cycle while the engine is away is
@@ -160,7 +169,7 @@ describe('citebench harness --simulate', () => {
     await until(
       'a live cycle during the outage',
       async () => live.test(w.p.output().slice(before)),
-      15_000,
+      STEP_MS,
       w,
     );
     await e.start();
@@ -168,7 +177,7 @@ describe('citebench harness --simulate', () => {
       'delivered again',
       async () =>
         (await gauge(w, 'store_buffered_samples')) === 0 && (await gauge(w, 'store_engine_up')) === 1,
-      20_000,
+      STEP_MS,
       w,
     );
     expect(w.p.output().match(/sample store engine down/g)).toHaveLength(2);
@@ -187,13 +196,13 @@ describe('citebench harness --simulate', () => {
     const shared = await readFile(join(w.snapshotDir, 'demo-clock.json'), 'utf8');
     expect(shared).toBe(await readFile(join(w.dataDir, 'demo-clock.json'), 'utf8'));
     expect(JSON.parse(shared)).toMatchObject({ version: 1, speed: 600 });
-  }, 90_000);
+  }, 300_000);
 
   it('started with the engine down: plans, buffers, delivers once the engine is up; a restart resumes from its markers', async () => {
     const e = await engine();
     await e.stop();
     const w = await writer(e);
-    await w.p.waitFor(/ INFO {2}harness ready backfilledCycles=/, 60_000);
+    await w.p.waitFor(/ INFO {2}harness ready backfilledCycles=/, STEP_MS);
     expect(await gauge(w, 'store_engine_up')).toBe(0);
     expect(await gauge(w, 'store_buffered_samples')).toBeGreaterThan(0);
     await e.start();
@@ -201,13 +210,13 @@ describe('citebench harness --simulate', () => {
       'delivered',
       async () =>
         (await gauge(w, 'store_buffered_samples')) === 0 && (await gauge(w, 'store_engine_up')) === 1,
-      30_000,
+      STEP_MS,
       w,
     );
     await until(
       'every planned slot stored',
       async () => (await missingSlots(e, w.dataDir)).length === 0,
-      20_000,
+      STEP_MS,
       w,
     );
     noError(w);
@@ -215,9 +224,9 @@ describe('citebench harness --simulate', () => {
     expect((await w.p.exited()).code).toBe(0);
 
     const again = await writer(e, { dataDir: w.dataDir, snapshotDir: w.snapshotDir });
-    const resumed = await again.p.waitFor(/backfill plan resumed resumed=true resumedSlots=(\d+) /, 30_000);
+    const resumed = await again.p.waitFor(/backfill plan resumed resumed=true resumedSlots=(\d+) /, 60_000);
     expect(Number(resumed[1])).toBeGreaterThan(0);
-    await again.p.waitFor(/token-trade-coverage: resuming lastSlot=\S+ next=/, 20_000);
+    await again.p.waitFor(/token-trade-coverage: resuming lastSlot=\S+ next=/, STEP_MS);
     noError(again);
-  }, 90_000);
+  }, 300_000);
 });

@@ -53,7 +53,7 @@ beforeAll(async () => {
   );
   crowded = { startMs: big.timestampSec * 1000, endMs: (big.timestampSec + 1) * 1000 };
   await dex.mineEmpty(70);
-}, 40_000);
+});
 
 afterAll(async () => {
   await proxy?.close();

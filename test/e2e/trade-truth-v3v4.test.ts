@@ -46,7 +46,7 @@ beforeAll(async () => {
   v3 = dexDeployment(CHAIN, 'Local Uniswap V3', 'uniswap-v3', dex.v3.factory, dex.v3.fromBlock, URL_V3);
   v4 = dexDeployment(CHAIN, 'Local Uniswap V4', 'uniswap-v4', dex.v4.manager, dex.v4.fromBlock, URL_V4);
   [A, B, C] = dex.tokens.map((t) => t.address) as [`0x${string}`, `0x${string}`, `0x${string}`];
-}, 15_000);
+});
 
 afterAll(async () => {
   await node?.stop();

@@ -78,7 +78,7 @@ describe('the truth reader on a V2 DEX', () => {
     // 70 blocks later everything above is final; one more swap stays in the last 64 blocks.
     await dex.mineEmpty(70);
     sent.recent = (await dex.block([{ kind: 'swap', path: [tkn, weth] }])).hashes[0] as string;
-  }, 30_000);
+  });
 
   const reader = () =>
     createTruthReader({ references: new Map([['anvil', dex.node.url]]), dexes: () => [dexOf(dex)] });
@@ -169,7 +169,7 @@ describe('the truth reader on a node that pruned the window', () => {
     cache.set(poolCacheKey(dexOf(dex), dex.tkn), { pools, scannedTo: fresh.number });
     const t = await reader.read('anvil', dex.tkn, recent);
     expect(t.status === 'ok' && hashesOf(t, 'all', fresh.hashes)).toEqual([fresh.hashes[0]]);
-  }, 20_000);
+  });
 });
 
 describe('the truth reader on a failing node', () => {

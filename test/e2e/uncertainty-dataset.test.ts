@@ -204,7 +204,7 @@ beforeAll(async () => {
   if (day?.kind !== 'ok' || today?.kind !== 'ok') throw new Error('dataset files not served');
   csvDay = await readCsv(day.file.body);
   csvToday = await readCsv(today.file.body);
-}, 120_000);
+});
 
 afterAll(async () => {
   await f?.close();

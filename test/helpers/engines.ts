@@ -76,8 +76,14 @@ export function engineArgs(kind: EngineKind, dataDir: string, port: number): str
   ];
 }
 
+/**
+ * Quiet, an engine answers its first query within 1–2 s of its start; the bound (against a hang,
+ * never a budget) allows 30 times that.
+ */
+const READY_MS = 60_000;
+
 async function waitReady(url: string, proc: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + READY_MS;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`engine exited with ${proc.exitCode}: ${log()}`);
     try {
@@ -88,7 +94,7 @@ async function waitReady(url: string, proc: ChildProcess, log: () => string): Pr
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`engine at ${url} not ready after 20 s: ${log()}`);
+  throw new Error(`engine at ${url} not ready after ${READY_MS} ms: ${log()}`);
 }
 
 export async function startEngine(kind: EngineKind): Promise<Engine> {

@@ -1,6 +1,7 @@
 /**
  * A worker entry for test/unit/worker-pool.test.ts, speaking the pool's protocol (ready once it listens): `spin` holds its
- * thread for `ms` and answers its `tag` with the thread id; `fail` throws an error with a `kind`.
+ * thread for `ms` and answers its `tag` with the thread id and when it ran (`from`, `to`: epoch ms, so
+ * a test sees which tasks overlapped without timing them); `fail` throws an error with a `kind`.
  */
 import { parentPort, threadId } from 'node:worker_threads';
 import type { PoolReady, PoolReply, PoolRequest } from '../../src/concurrency/worker-pool.ts';
@@ -25,11 +26,13 @@ if (parentPort) {
       } satisfies PoolReply);
       return;
     }
-    const end = Date.now() + (p.ms ?? 0);
+    const from = Date.now();
+    const end = from + (p.ms ?? 0);
     while (Date.now() < end) {
       // spin: a computation that never yields
     }
-    port.postMessage({ id: req.id, ok: true, value: { tag: p.tag, thread: threadId } } satisfies PoolReply);
+    const value = { tag: p.tag, thread: threadId, from, to: Date.now() };
+    port.postMessage({ id: req.id, ok: true, value } satisfies PoolReply);
   });
   port.postMessage({ ready: true } satisfies PoolReady);
 }

@@ -16,6 +16,11 @@ export interface ServiceProcess {
   output(): string;
   /** Resolves with the exit code (null when killed by a signal) and the signal. */
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Resolves once the process has exited and its stdout and stderr are closed: every process that
+   * shares them (a launcher's children: npm's shell, tsx's node) is gone too.
+   */
+  closed(): Promise<void>;
   /** Resolves when the output matches `re` (checked on every chunk); rejects on exit or timeout. */
   waitFor(re: RegExp, ms: number): Promise<RegExpMatchArray>;
 }
@@ -71,12 +76,14 @@ export async function spawnService(
       for (const w of watchers) w();
     }),
   );
+  const closed = new Promise<void>((r) => child.once('close', () => r()));
   return {
     child,
     port,
     base,
     output: () => out,
     exited: () => exit,
+    closed: () => closed,
     waitFor(re, ms) {
       return new Promise((res, rej) => {
         const check = () => {

@@ -2,8 +2,11 @@ import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HttpOptions, requestJson, retryAfterMs } from '../../src/harness/http.ts';
 import { type StubServer, startStubServer } from '../../src/sim/stub-server.ts';
+import { scaledBudget } from '../helpers/calibration.ts';
 
-const base: HttpOptions = { timeoutMs: 500, maxBodyBytes: 1024, maxRetries: 2, retryMaxWaitMs: 5000 };
+// A loopback stub answers in ~1 ms; the request timeout of the tests that are not about timeouts is
+// only an outer bound (a stub that answers must never be cut by a busy machine).
+const base: HttpOptions = { timeoutMs: 30_000, maxBodyBytes: 1024, maxRetries: 2, retryMaxWaitMs: 5000 };
 
 let stub: StubServer | null = null;
 afterEach(async () => {
@@ -53,18 +56,24 @@ describe('requestJson', () => {
     expect(stub.requests).toHaveLength(3);
   });
 
-  it('times out a hanging server', async () => {
+  it('times out a hanging server at its timeout', async () => {
     stub = await startStubServer(() => ({ hang: true }));
-    const t0 = Date.now();
-    const r = await requestJson({ url: stub.url }, { ...base, timeoutMs: 150 });
+    const TIMEOUT_MS = 150;
+    const t0 = performance.now();
+    const r = await requestJson({ url: stub.url }, { ...base, timeoutMs: TIMEOUT_MS });
     expect(r).toMatchObject({ ok: false, failure: { type: 'timeout' } });
-    expect(Date.now() - t0).toBeLessThan(2000);
+    // The timeout plus a margin: quiet, the failure comes ~2 ms after it; the margin allows 250 ms
+    // × the calibration's factor (a request that waited for the stub never returns).
+    expect(performance.now() - t0).toBeLessThan(TIMEOUT_MS + scaledBudget(250));
   });
 
   it('aborts when the cycle deadline signal fires, as a failure of ours (deadline), not a provider timeout', async () => {
-    stub = await startStubServer(() => ({ hang: true }));
     const ctl = new AbortController();
-    setTimeout(() => ctl.abort('deadline'), 50);
+    // The deadline fires while the request is in flight: once the stub has it, never before.
+    stub = await startStubServer(() => {
+      ctl.abort('deadline');
+      return { hang: true };
+    });
     const r = await requestJson({ url: stub.url }, { ...base, timeoutMs: 10_000, signal: ctl.signal });
     expect(r).toMatchObject({
       ok: false,
@@ -99,7 +108,7 @@ describe('requestJson', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : 0;
-    const r = await requestJson({ url: `http://127.0.0.1:${port}` }, { ...base, timeoutMs: 5000 });
+    const r = await requestJson({ url: `http://127.0.0.1:${port}` }, base);
     expect(r).toMatchObject({ ok: false, failure: { type: 'oversized' } });
     expect(chunks).toBeLessThan(100);
     server.closeAllConnections();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../src/harness/families/metric-names.ts';
+import { scaledBudget } from '../helpers/calibration.ts';
 import { NOW } from '../helpers/fixture.ts';
 import { openApiValidator, type ResponseValidator } from '../helpers/openapi.ts';
 import { type Running, startServer } from '../helpers/server.ts';
@@ -235,13 +236,15 @@ describe('HTTP behaviour', () => {
 
   it('shows new samples in /api/stat within 1 s of being written', async () => {
     srv.clock.now = NOW + 1000;
-    const written = Date.now();
+    const written = performance.now();
     await srv.service.store.append([
       { metric: METRICS.networksSupported, labels: { provider: 'covalent' }, t: NOW + 10, v: 4242 },
     ]);
     const stat = await (await srv.get('/api/stat/network-coverage')).json();
     expect(stat.leader.slug).toBe('covalent');
-    expect(Date.now() - written).toBeLessThan(1000);
+    // The 1 s is the reference machine's (quiet, the append and the answer take 5–10 ms), × the
+    // calibration's factor: an answer kept past a change, or a recompute on a timer, fails it.
+    expect(performance.now() - written).toBeLessThan(scaledBudget(1000));
     srv.clock.now = NOW;
   });
 

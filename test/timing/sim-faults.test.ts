@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { requestJson } from '../../src/harness/http.ts';
 import type { Fault } from '../../src/sim/faults.ts';
 import { type Simulator, startSimulator } from '../../src/sim/server.ts';
+import { scaledBudget } from '../helpers/calibration.ts';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -14,7 +15,9 @@ async function sim(opts: Partial<Parameters<typeof startSimulator>[0]> = {}): Pr
   return s;
 }
 
-const HTTP = { timeoutMs: 400, maxBodyBytes: 1 << 20, maxRetries: 0, retryMaxWaitMs: 0 };
+// A loopback simulator answers in a few ms: outside the test of the timeout itself, the request
+// timeout is only an outer bound, so a busy machine never turns an answer into a timeout.
+const HTTP = { timeoutMs: 30_000, maxBodyBytes: 1 << 20, maxRetries: 0, retryMaxWaitMs: 0 };
 
 /** CoinPaprika's listing: a keyless GET with a body of a few kilobytes. */
 const listing = (s: Simulator) => `${s.baseUrls.coinpaprika}/v1/contracts`;
@@ -39,11 +42,15 @@ describe('simulator faults the harness must classify', () => {
 
   it('a slow drip keeps the connection alive but ends in a timeout (the bound covers the body)', async () => {
     const s = await sim();
+    // 8 bytes every 50 ms: a listing of a few kilobytes would take tens of seconds.
     s.setFault('coinpaprika', { kind: 'slow-drip', bytesPerTick: 8, intervalMs: 50, times: 1 });
+    const TIMEOUT_MS = 400;
     const t0 = performance.now();
-    const r = await requestJson({ url: listing(s) }, HTTP);
+    const r = await requestJson({ url: listing(s) }, { ...HTTP, timeoutMs: TIMEOUT_MS });
     expect(r).toMatchObject({ ok: false, failure: { type: 'timeout' } });
-    expect(performance.now() - t0).toBeLessThan(2000);
+    // The timeout plus a margin: quiet, the failure comes ~2 ms after it; the margin allows 250 ms
+    // × the calibration's factor (a bound that covered only the headers would wait for the drip).
+    expect(performance.now() - t0).toBeLessThan(TIMEOUT_MS + scaledBudget(250));
   });
 
   it('a slow drip that completes within the timeout is a success with the real body', async () => {

@@ -9,6 +9,8 @@ import { answerCalls } from '../../src/sim/rpc/answers.ts';
 import { DEMO_REGIONS, SIM_RPC_PROVIDERS } from '../../src/sim/rpc/providers.ts';
 import { type RpcSimulator, startRpcSimulator } from '../../src/sim/rpc/server.ts';
 import { upstreamAgent, upstreamCall } from '../../src/sim/rpc/upstream.ts';
+import { scaledBudget } from '../helpers/calibration.ts';
+import { until } from '../helpers/until.ts';
 
 const ANVIL = new URL('../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url).pathname;
 const TOKEN = '0x00000000000000000000000000000000000c0de1';
@@ -85,14 +87,18 @@ beforeAll(async () => {
   const port = await freePort();
   anvil = spawn(ANVIL, ['--port', String(port), '--chain-id', '1', '--silent'], { stdio: 'ignore' });
   node = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      if ((await rpc(node, 'eth_chainId')).result === '0x1') break;
-    } catch {}
-    if (Date.now() > deadline) throw new Error('anvil did not start within 10 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // Quiet, anvil answers within ~0.3 s; the bound (against a hang only) allows 100 times that.
+  await until(
+    async () => {
+      try {
+        return (await rpc(node, 'eth_chainId')).result === '0x1';
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+    'anvil answering eth_chainId',
+  );
   const erc20 = JSON.parse(
     readFileSync(new URL('../../node_modules/@uniswap/v2-core/build/ERC20.json', import.meta.url), 'utf8'),
   ) as { evm: { deployedBytecode: { object: string } } };
@@ -107,7 +113,7 @@ beforeAll(async () => {
   await rpc(node, 'anvil_mine', ['0x12c']);
   head = BigInt((await rpc(node, 'eth_blockNumber')).result as string);
   sim = await startRpcSimulator({ seed: 7, upstream: { ethereum: node }, virtualLatency: true });
-}, 20_000);
+});
 
 afterAll(async () => {
   await sim?.close();
@@ -217,7 +223,9 @@ describe('RPC simulator: a proxy to a real anvil', () => {
     const t0 = performance.now();
     const res = await post(url, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
     await res.json();
-    expect(performance.now() - t0).toBeLessThan(50);
+    // Quiet, the answer (a loopback hop to the simulator and one to anvil) takes 1–2 ms, against
+    // drawn delays of 15–150 ms median; the budget allows 50 ms × the calibration's factor.
+    expect(performance.now() - t0).toBeLessThan(scaledBudget(50));
     const delay = Number(res.headers.get('x-sim-delay-ms'));
     expect(delay).toBeGreaterThan(0);
   });
@@ -291,7 +299,9 @@ describe('RPC simulator: a proxy to a real anvil', () => {
         expect(r.status).toBe(v.status);
         if (expected < 10_000) {
           expect(took).toBeGreaterThanOrEqual(expected - 1);
-          expect(took).toBeLessThan(expected + 40);
+          // The drawn delay plus a margin: quiet, the answer comes 2–7 ms after it (the node is read
+          // while the delay runs); the margin allows 40 ms × the calibration's factor.
+          expect(took).toBeLessThan(expected + scaledBudget(40));
         }
       }
     } finally {
@@ -325,17 +335,23 @@ describe('RPC simulator: a proxy to a real anvil', () => {
     live.setFault('tenderly', { kind: 'stall' });
     const url = live.urlFor('us-east', 'tenderly', 'ethereum');
     const body = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
+    const ABORT_MS = 300;
     const t0 = performance.now();
-    await expect(post(url, body, AbortSignal.timeout(300))).rejects.toThrow();
-    expect(performance.now() - t0).toBeLessThan(1000);
+    await expect(post(url, body, AbortSignal.timeout(ABORT_MS))).rejects.toThrow();
+    // The abort plus a margin: quiet, the rejection comes ~2 ms after it, where a stall left alone
+    // answers after 15 s; the margin allows 250 ms × the calibration's factor.
+    expect(performance.now() - t0).toBeLessThan(ABORT_MS + scaledBudget(250));
     const inFlight = post(url, body).then(
       () => 'answered',
       () => 'failed',
     );
-    await new Promise((r) => setTimeout(r, 100));
+    // In flight once the simulator has counted it (the stall then holds it for 15 s).
+    await until(() => live.stats().byProvider.tenderly === 2, 30_000, 'the second stalled request');
     const t1 = performance.now();
     await live.close();
-    expect(performance.now() - t1).toBeLessThan(1000);
+    // "At once": quiet, close() takes ~0.5 ms; the budget allows 250 ms × the calibration's factor,
+    // where waiting for the stall would take 15 s.
+    expect(performance.now() - t1).toBeLessThan(scaledBudget(250));
     expect(await inFlight).toBe('failed');
     expect(live.stats().byProvider.tenderly).toBe(2);
   });
@@ -410,7 +426,8 @@ describe('RPC simulator: a proxy to a real anvil', () => {
     // One loopback hop on this machine, now: a bare node:http server answering fixed bytes. The
     // 1 ms target is the reference machine's (an idle 2-core VM: bare hop ~0.1 ms, overhead ~0.4 ms);
     // on a machine several times slower (CI on 2026-11-28: a CPU loop 20 times slower) the same
-    // code measured 1.1 ms, so the bound grows with the hop: 1 ms or 8 hops, whichever is more.
+    // code measured 1.1 ms, so the bound grows with the hop and the calibration: 1 ms × the
+    // calibration's factor or 8 hops, whichever is more.
     // A proxy that sleeps, retries or does quadratic work still fails it.
     const answer = JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x10' });
     const bare = createHttpServer({ keepAlive: true }, (req, res) => {
@@ -445,7 +462,7 @@ describe('RPC simulator: a proxy to a real anvil', () => {
         const hop = await time(bareUrl);
         const direct = await time(node);
         const proxied = await time(url);
-        const bound = Math.max(1, 8 * hop);
+        const bound = Math.max(scaledBudget(1), 8 * hop);
         rounds.push(
           `direct ${direct.toFixed(3)} ms, proxied ${proxied.toFixed(3)} ms, bare hop ${hop.toFixed(3)} ms: overhead ${(proxied - direct).toFixed(3)} ms, bound ${bound.toFixed(3)} ms`,
         );

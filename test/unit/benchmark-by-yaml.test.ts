@@ -91,7 +91,7 @@ beforeAll(async () => {
   run = await startGoldenDemo({ benchmarksDir: dir });
   client = new Client({ name: 'citebench-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${run.url}/api/mcp/mcp`)));
-}, 180_000);
+});
 afterAll(async () => {
   await client?.close();
   await run?.close();

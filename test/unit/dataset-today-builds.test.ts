@@ -50,17 +50,31 @@ function gatedBuilds(fx: Fixture) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Polls until `ok` holds; a slow machine gets 10 s. */
+/** Polls until `ok` holds: quiet, within a few ms; the bound (against a hang only) allows 30 s. */
 async function until(ok: () => boolean): Promise<void> {
-  for (const end = Date.now() + 10_000; !ok(); await sleep(10)) {
+  for (const end = Date.now() + 30_000; !ok(); await sleep(10)) {
     if (Date.now() > end) throw new Error('timed out');
   }
+}
+
+/** Counts the requests that reached today's files (the step where each shares a build or queues one). */
+function todayAsks(fx: Fixture): { readonly count: number } {
+  const spy = vi.spyOn(
+    fx.publication.dataset as unknown as { todayFiles(...a: unknown[]): unknown },
+    'todayFiles',
+  );
+  return {
+    get count() {
+      return spy.mock.calls.length;
+    },
+  };
 }
 
 describe("today's dataset files", () => {
   it('a change during a build queues one build after it: never two at once, and every request sees what was stored before it', async () => {
     f = await fixture({ days: 1 });
     const builds = gatedBuilds(f);
+    const asks = todayAsks(f);
     const csv = async () => {
       const r = await f?.publication.dataset.file(TODAY, 'csv');
       if (r?.kind !== 'ok') throw new Error(`today's CSV: ${JSON.stringify(r)}`);
@@ -75,9 +89,9 @@ describe("today's dataset files", () => {
       { metric: 'networks_supported', labels: { provider: 'codex' }, t: NOW - 60_000, v: 140 },
     ]);
     const later = [csv(), csv(), f.publication.dataset.index()];
-    // Time for the three to reach the dataset: on the code before, each started its own build
-    // beside the held one within a few milliseconds.
-    await sleep(500);
+    // Once the three have reached today's files (on the code before, each started its own build
+    // there, beside the held one):
+    await until(() => asks.count === 4);
     expect(builds.state.most).toBe(1);
     builds.open();
     const [a, b, c, idx] = await Promise.all([first, ...later]);

@@ -44,9 +44,12 @@ async function views(f: Fixture, slug: string): Promise<Record<string, string>> 
 /** The time a Stat was evaluated at: its sparkline's last grid point (24 h after the first). */
 const pointOf = (s: { sparklineStartMs?: number }) => (s.sparklineStartMs ?? Number.NaN) + 24 * H;
 
-/** The Stat once current: a reader in a new step may get the previous one while it is recomputed. */
+/**
+ * The Stat once current: a reader in a new step may get the previous one while it is recomputed.
+ * Quiet, within a few ms; the bound (against a hang only) allows 30 s.
+ */
 async function settled(f: Fixture, slug: string) {
-  for (let i = 0; i < 200; i++) {
+  for (const end = Date.now() + 30_000; Date.now() < end; ) {
     const served = await f.publication.stat(slug, null);
     if (f.publication.isCurrent(served)) return served;
     await new Promise((r) => setTimeout(r, 10));

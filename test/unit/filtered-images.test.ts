@@ -4,7 +4,7 @@ import { type Running, startServer } from '../helpers/server.ts';
 let srv: Running;
 beforeAll(async () => {
   srv = await startServer();
-}, 60_000);
+});
 afterAll(async () => {
   await srv?.close();
 });
@@ -34,7 +34,7 @@ describe('filtered views point at filtered images', () => {
     expect(og.headers.get('content-type')).toBe('image/png');
     const ogAll = await srv.get('/api/og/network-coverage');
     expect(og.headers.get('etag')).not.toBe(ogAll.headers.get('etag'));
-  }, 30_000);
+  });
 
   it('with the same 400 and 404 rules as /api/stat', async () => {
     for (const q of ['?chain=atlantis', '?kind=dex-index', '?chain=solana&chain=base']) {
@@ -48,5 +48,5 @@ describe('filtered views point at filtered images', () => {
     const dated = await srv.get('/api/og/token-trade-coverage?chain=solana&date=2026-11-19');
     expect(dated.status).toBe(400);
     expect((await srv.get('/api/sparkline/nope?chain=solana')).status).toBe(404);
-  }, 30_000);
+  });
 });

@@ -29,16 +29,17 @@ const PEPE: ReferenceToken = {
 };
 const W = { startMs: 1_753_264_800_000, endMs: 1_753_268_400_000 };
 
+/** The timeouts are outer bounds: a loopback stub answers in ~1 ms, and no test here is about one. */
 function ctx(
   slug: HarnessProvider,
   baseUrl: string,
   limits: { maxPages?: number; maxHashes?: number } = {},
 ): AdapterContext {
   return {
-    provider: { slug, baseUrl, apiKey: 'key', timeoutMs: 2000, concurrency: 2, configured: true },
+    provider: { slug, baseUrl, apiKey: 'key', timeoutMs: 30_000, concurrency: 2, configured: true },
     maxPages: limits.maxPages ?? 20,
     maxHashes: limits.maxHashes ?? 1_000_000,
-    http: { timeoutMs: 2000, maxBodyBytes: 1 << 20, maxRetries: 0, retryMaxWaitMs: 0 },
+    http: { timeoutMs: 30_000, maxBodyBytes: 1 << 20, maxRetries: 0, retryMaxWaitMs: 0 },
   };
 }
 

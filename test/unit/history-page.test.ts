@@ -9,7 +9,7 @@ import { type Running, startServer } from '../helpers/server.ts';
 let srv: Running;
 beforeAll(async () => {
   srv = await startServer({ simulated: true });
-}, 60_000);
+});
 afterAll(() => srv.close());
 
 const page = async (path: string) => {

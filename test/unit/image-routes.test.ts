@@ -14,6 +14,10 @@ import type { OgRenderResult } from '../../src/render/og-render.ts';
 import { createImageService, registerImageRoutes, SVG_LIMIT } from '../../src/render/routes.ts';
 import { ServiceWorkers } from '../../src/workers/service-workers.ts';
 import { sampleStats } from '../fixtures/sample-stats.ts';
+import { until } from '../helpers/until.ts';
+
+/** Quiet, a background render starts within ~0.5 s (its quiet period); the bound is against a hang only. */
+const RENDERED_MS = 30_000;
 
 /** A small stand-in for the real publication: fixed Stat records, swappable, with onChange. */
 function testPublication(stats: readonly Stat[], opts: { peek?: boolean; gate?: Promise<void> } = {}) {
@@ -233,8 +237,7 @@ describe('single-flight and invalidation', () => {
     });
     // onChange starts the render without any request (after a short quiet period that coalesces
     // bursts of writes); a request then joins it instead of rendering again.
-    for (let i = 0; i < 100 && t.images.ogRenders === before; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await until(() => t.images.ogRenders > before, RENDERED_MS, 'the background render');
     expect(t.images.ogRenders - before).toBe(1);
     const res = await t.app.request('/api/og/network-coverage');
     expect(res.status).toBe(200);
@@ -248,13 +251,20 @@ describe('single-flight and invalidation', () => {
     await t.app.request('/api/og/network-coverage');
     const before = t.images.ogRenders;
     const s = stats[0]!;
-    for (let i = 0; i < 5; i++) {
-      t.pub.update({ ...s, value: 300 + i, leader: { ...s.leader!, value: 300 + i } });
-      await new Promise((r) => setTimeout(r, 10));
+    // The quiet period (500 ms after the last change) runs on a fake clock: five changes 10 ms
+    // apart, then twice the quiet period, whatever the machine's speed; every refresh planned has
+    // started (a render is counted as it starts) by the end.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let i = 0; i < 5; i++) {
+        t.pub.update({ ...s, value: 300 + i, leader: { ...s.leader!, value: 300 + i } });
+        await vi.advanceTimersByTimeAsync(10);
+      }
+      await vi.advanceTimersByTimeAsync(1_000);
+    } finally {
+      vi.useRealTimers();
     }
-    for (let i = 0; i < 100 && t.images.ogRenders === before; i++)
-      await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 700));
+    await until(() => t.images.ogRenders > before, RENDERED_MS, 'the background render');
     expect(t.images.ogRenders - before).toBe(1);
   });
 });
@@ -318,7 +328,7 @@ describe('SVG cache bound', () => {
       );
       // The requests beyond the queue are answered at once, while the others wait on the Stat: the
       // gate opens once three have been answered (so the queue was full), however slow the machine.
-      for (let i = 0; i < 500 && settled < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      await until(() => settled >= 3, RENDERED_MS, 'three answers');
       expect(settled).toBe(3);
       open();
       const answers = await Promise.all(pending);

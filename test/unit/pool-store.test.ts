@@ -51,7 +51,8 @@ describe('the pool cache kept in the store (issue 23, item 4: cached in the stor
     // a loaded CI machine).
     let third = storedPoolCache(store, dexes, (e) => errors.push(e));
     await third.ready;
-    for (let i = 0; i < 200 && third.get(none) === undefined; i++) {
+    // Quiet, within a few ms; the bound (against a hang only) allows 30 s.
+    for (const end = Date.now() + 30_000; third.get(none) === undefined && Date.now() < end; ) {
       await new Promise((r) => setTimeout(r, 25));
       third = storedPoolCache(store, dexes, (e) => errors.push(e));
       await third.ready;

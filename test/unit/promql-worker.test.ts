@@ -27,7 +27,7 @@ const worker = new ServiceWorkers(1);
 beforeAll(async () => {
   store = await openDuckDbStore({ path: ':memory:' });
   await store.append(buildDataset({ seed: 7, days: 7, end: NOW, markers: true }));
-}, 60_000);
+});
 afterAll(async () => {
   await worker.close();
   await store.close();
@@ -75,7 +75,7 @@ describe('PromQL range queries in a worker thread', () => {
     const e = await late.range('token_trade_capture_pct', NOW - DAY, NOW, 30 * MIN).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(PromQueryError);
     expect((e as PromQueryError).message).toMatch(/100 ms evaluation deadline/);
-  }, 30_000);
+  });
 
   it('a worker that dies is replaced on the next query', async () => {
     const off = createStoreQueryEngine(store, { worker });
@@ -85,7 +85,7 @@ describe('PromQL range queries in a worker thread', () => {
     const r = await off.range('1 + 1', NOW - DAY, NOW, 30 * MIN);
     expect(r.resultType).toBe('matrix');
     expect(worker.pool.starts).toBe(starts + 1);
-  }, 30_000);
+  });
 
   it('query_prom on the embedded store is answered while the event loop is saturated (it was query_busy before issue 26)', async () => {
     const f = await fixture();
@@ -115,7 +115,7 @@ describe('PromQL range queries in a worker thread', () => {
       overloaded.mockRestore();
       await f.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('a range query as the worker gets it', () => {

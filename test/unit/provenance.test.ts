@@ -72,7 +72,7 @@ beforeAll(async () => {
     samples: [...buildDataset({ seed: 7, days: 3, end: NOW }), ...measured.samples],
     build: SERVICE_BUILD,
   });
-}, 120_000);
+});
 afterAll(() => srv?.close());
 
 describe('the measurer: harness_build_info', () => {

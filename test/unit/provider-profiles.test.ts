@@ -30,7 +30,7 @@ beforeAll(async () => {
   srv = await startServer({ samples: buildDataset({ seed: 7, days: 10, end: NOW }) });
   // The default three days: today − 7 is before the first frozen day.
   short = await startServer();
-}, 120_000);
+});
 afterAll(async () => {
   await srv?.close();
   await short?.close();

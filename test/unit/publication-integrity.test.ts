@@ -358,7 +358,8 @@ describe('rules 6, 8, 9, 11 over HTTP', () => {
     await b.text();
     // The recompute b started runs over several turns of the loop (a Stat yields between its
     // steps); the expired view is answered meanwhile. Once it is done, the new view has the ETag.
-    await vi.waitFor(async () => expect(await pub.llmContext()).not.toBe(before));
+    // Quiet, within a few ms; the bound (vi.waitFor's default is 1 s) is against a hang only.
+    await vi.waitFor(async () => expect(await pub.llmContext()).not.toBe(before), { timeout: 30_000 });
     const c = await t.srv.get('/api/llm-context');
     await c.text();
     t.srv.clock.now = NOW;

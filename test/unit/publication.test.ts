@@ -297,7 +297,8 @@ describe('publication: day snapshots', () => {
     expect(await f.store.getSnapshot('citable:2026-11-19')).toBeNull();
     f.publication.startFreezer();
     let stored = null;
-    for (let i = 0; i < 100 && !stored; i++) {
+    // Quiet, the freeze is stored within ~0.1 s; the bound (against a hang only) allows 30 s.
+    for (const end = Date.now() + 30_000; !stored && Date.now() < end; ) {
       await new Promise((r) => setTimeout(r, 20));
       stored = await f.store.getSnapshot('citable:2026-11-19');
     }

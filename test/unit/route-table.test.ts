@@ -30,7 +30,7 @@ let doc: { paths: Record<string, Record<string, unknown>> };
 beforeAll(async () => {
   srv = await startServer();
   doc = await (await srv.get('/api/openapi.json')).json();
-}, 60_000);
+});
 afterAll(() => srv.close());
 
 /** Every (method, path) the router answers, as OpenAPI templates; fallbacks (`*`) aside. */

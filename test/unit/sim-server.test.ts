@@ -226,5 +226,5 @@ describe('every injected fault leaves the process up and stored data intact', ()
     expect(latest.map((x) => [x.labels.provider, x.v]).sort()).toEqual(
       Object.entries(s.expectedNetworks).sort(),
     );
-  }, 30_000);
+  });
 });

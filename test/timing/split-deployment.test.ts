@@ -6,7 +6,8 @@
  * writer follows it; the first `?region=` request is 200; the replicas agree byte for byte; the
  * engine SIGKILLed (degraded within one poll, frozen days served, `store_engine_up 0`, no ERROR); a
  * replica restarted while it is down; recovery without restarts; the engine hung (SIGSTOP) costs
- * no request more than a bound. The writer's own outage cases (no slot lost mid-backfill, resuming
+ * no request more than a bound. In the timing layer for those bounds (an answer within the reads'
+ * deadline, degraded within one poll): each is the code's own bound plus a calibrated margin. The writer's own outage cases (no slot lost mid-backfill, resuming
  * from its markers, SIGTERM to npx) are test/e2e/split-writer.test.ts and test/e2e/harness-writer.test.ts.
  */
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
@@ -14,8 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/core/dates.ts';
+import { VIEW_READ_DEADLINE_MS } from '../../src/publication/engine-deadlines.ts';
 import { POLL_DEADLINE_MS } from '../../src/publication/store-follower.ts';
 import { openPrometheusStore } from '../../src/store/prometheus-store.ts';
+import { scaledBudget } from '../helpers/calibration.ts';
 import { type Engine, startEngine } from '../helpers/engines.ts';
 import { BENCHMARKS_DIR } from '../helpers/fixture.ts';
 import { freePort, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
@@ -44,14 +47,24 @@ const DAY = Math.floor((Date.now() - 12 * HOUR) / DAY_MS) * DAY_MS;
 const DEMO_START = new Date(DAY + 30 * MIN).toISOString().replace('.000Z', 'Z');
 const FROZEN = new Date(DAY - DAY_MS).toISOString().slice(0, 10);
 const DEMO = { DEMO_SPEED: SPEED, DEMO_START, DEMO_DAYS: '0.3' };
-/** The bound on any one answer while the engine is hung: the replica's engine reads have 3 s. */
-const ANSWER_BOUND_MS = 5_000;
+/**
+ * The bound on any one answer while the engine is down or hung: the replica's engine reads have
+ * their 3 s deadline (VIEW_READ_DEADLINE_MS); quiet, an answer held by it comes 5–50 ms after it,
+ * and the margin allows 2 s × the calibration's factor.
+ */
+const ANSWER_BOUND_MS = Math.round(VIEW_READ_DEADLINE_MS + scaledBudget(2_000));
 /**
  * How soon after the engine goes a replica says degraded: the poll's interval, then its marker
- * read, whose refused connections are retried with back-off until the read's 3 s deadline, and
- * slack for a loaded machine (2.1 s was measured on an idle one).
+ * read, whose refused connections are retried with back-off until the read's 3 s deadline (2.1 s
+ * in all was measured on an idle machine), and a margin of 2 s × the calibration's factor.
  */
-const DEGRADED_WITHIN_MS = POLL_MS + POLL_DEADLINE_MS + 2_000;
+const DEGRADED_WITHIN_MS = Math.round(POLL_MS + POLL_DEADLINE_MS + scaledBudget(2_000));
+/**
+ * Every other wait is for an event (a log line, /healthz, a gauge, a marker in the engine), bounded
+ * only against a hang: quiet, each comes within 1–10 s (the writer's backfill is ready in ~15 s);
+ * STEP_MS allows 4 times the slowest, and each case's timeout is above the sum of its steps.
+ */
+const STEP_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,7 +76,7 @@ interface Answer {
 }
 
 /** One GET, bounded: a hang fails the caller with the path and the bound, never the test's timeout. */
-async function get(base: string, path: string, boundMs = 15_000): Promise<Answer> {
+async function get(base: string, path: string, boundMs = STEP_MS / 2): Promise<Answer> {
   const t0 = performance.now();
   try {
     const r = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(boundMs) });
@@ -138,8 +151,10 @@ async function startWriter(): Promise<Writer> {
     {
       STORE: 'prometheus',
       PROMETHEUS_URL: engine.url,
-      // A down engine is found at once, not after three back-offs.
-      PROMETHEUS_TIMEOUT_MS: '2000',
+      // A killed engine refuses at once, whatever this bound, and a hung one is found by the
+      // probe's time-out: 10 s (the default) rather than 2 s, which a busy machine's slow answer
+      // from a live engine could reach (an outage the test never made).
+      PROMETHEUS_TIMEOUT_MS: '10000',
       SNAPSHOT_DIR: snapshotDir,
       DATA_DIR: await tempDir('cb-deploy-writer-'),
       BENCHMARKS_DIR: bench,
@@ -159,11 +174,11 @@ async function startReplica(dataDir: string): Promise<ServiceProcess> {
     {
       STORE: 'prometheus',
       PROMETHEUS_URL: engine.url,
-      // Small, as the writer's. A replica's origin check once read the engine's time bounds over
-      // every metric (a 10,000-point query_range from 2009: 3–11 s here with 7 hours of samples) and
+      // As the writer's. A replica's origin check once read the engine's time bounds over every
+      // metric (a 10,000-point query_range from 2009: 3–11 s here with 7 hours of samples) and
       // exited 2 on a 2 s timeout; it now reads the poll's 15-day window. What bounds an answer while
       // the engine is hung is the replica's own 3 s deadline on its engine reads.
-      PROMETHEUS_TIMEOUT_MS: '2000',
+      PROMETHEUS_TIMEOUT_MS: '10000',
       HARNESS_ENABLED: 'false',
       SNAPSHOT_DIR: snapshotDir,
       DATA_DIR: dataDir,
@@ -224,7 +239,7 @@ beforeAll(async () => {
     await copyFile(join(BENCHMARKS_DIR, f), join(bench, f));
   snapshotDir = await tempDir('cb-deploy-snap-');
   engine = await startEngine('prometheus');
-}, 60_000);
+});
 
 afterAll(async () => {
   // Killed even when a case failed half-way (the engine may be stopped or SIGSTOPped: destroy
@@ -238,7 +253,7 @@ afterAll(async () => {
   );
   await engine?.destroy();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-}, 60_000);
+});
 
 describe('a split deployment as processes: Prometheus, `harness --simulate`, two `serve --simulate` replicas', () => {
   let writer: Writer | undefined;
@@ -259,7 +274,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     const a = await startReplica(await tempDir('cb-deploy-r1-'));
     first = a;
     // The engine answers and is empty: ready, ok, and a draft, with no first day yet.
-    expect(await ready(a, 60_000)).toBe('ok');
+    expect(await ready(a, STEP_MS)).toBe('ok');
     const draft = await get(a.base, `/api/stat/${TRADE}`);
     expect(draft.status).toBe(200);
     expect(body(draft).status).toBe('draft');
@@ -269,7 +284,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
 
     const w = await startWriter();
     writer = w;
-    await w.p.waitFor(/ INFO {2}harness ready backfilledCycles=/, 90_000);
+    await w.p.waitFor(/ INFO {2}harness ready backfilledCycles=/, 2 * STEP_MS);
     // The second replica starts now, while this one is checked: the writer's data is in the engine.
     const secondDir = await tempDir('cb-deploy-r2-');
     secondDataDir = secondDir;
@@ -279,7 +294,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     await until(
       `${FROZEN} frozen and served by the first replica`,
       async () => (await get(a.base, `/api/citable/${FROZEN}`)).status === 200,
-      30_000,
+      STEP_MS,
       [a, w.p],
     );
     const day = await get(a.base, `/api/citable/${FROZEN}`);
@@ -301,12 +316,12 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     const metrics = (await get(a.base, '/metrics')).text;
     expect(/^publication_prewarm_views_total (\d+)/m.exec(metrics)?.[1]).toBe('0');
     noError();
-  }, 120_000);
+  }, 300_000);
 
   it('the first `?region=` request is 200 on each replica, the one started after the writer included', async () => {
     const a = need(first, 'the first replica');
     const b = need(second, 'the second replica');
-    expect(await ready(b, 60_000)).toBe('ok');
+    expect(await ready(b, STEP_MS)).toBe('ok');
     // Each replica's first request naming the region: its values were read before it was asked.
     for (const p of [b, a]) {
       const r = await get(p.base, `/api/stat/${TRADE}?region=${REGION}`);
@@ -318,7 +333,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
       expect((await get(p.base, `/api/stat/${TRADE}?region=ap-south`)).status).toBe(404);
     }
     noError();
-  }, 60_000);
+  }, 300_000);
 
   it('the two replicas answer the same live request with the same bytes and ETag', async () => {
     const a = need(first, 'the first replica');
@@ -336,7 +351,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
       // writes a cycle every 15 s and the grid moves every 10 s, so a pair taken across a move
       // differs; retried until both agree (bounded), and what differed is shown if they never do.
       let last: [Answer, Answer] | undefined;
-      const end = Date.now() + 30_000;
+      const end = Date.now() + STEP_MS;
       while (Date.now() < end) {
         const pair = await Promise.all([get(a.base, path), get(b.base, path)]);
         last = pair;
@@ -350,7 +365,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
       expect(x.headers.get('etag'), path).toBeTruthy();
       expect(x.headers.get('etag'), path).toBe(y.headers.get('etag'));
     }
-  }, 60_000);
+  }, 300_000);
 
   it('engine SIGKILLed: degraded within one poll, last views served degraded, frozen days 200, store_engine_up 0, no ERROR', async () => {
     const w = need(writer, 'the writer');
@@ -383,11 +398,11 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     await until(
       'store_engine_up 0 on the writer',
       async () => (await gauge(w, 'store_engine_up')) === 0,
-      15_000,
+      STEP_MS,
       [w.p],
     );
     noError();
-  }, 60_000);
+  }, 300_000);
 
   it('a replica restarted with the engine down binds, is ready degraded, serves frozen days and answers live routes 503 engine_unavailable', async () => {
     const old = need(second, 'the second replica');
@@ -400,7 +415,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     }
     const b = await startReplica(secondDataDir);
     second = b;
-    expect(await ready(b, 60_000)).toBe('degraded');
+    expect(await ready(b, STEP_MS)).toBe('degraded');
     for (const path of [`/api/citable/${FROZEN}`, `/api/stat/${TRADE}?date=${FROZEN}`]) {
       const r = await get(b.base, path, ANSWER_BOUND_MS);
       expect(r.status, `${path}: ${r.text.slice(0, 300)}`).toBe(200);
@@ -410,7 +425,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     expect(body(live).error).toBe('engine_unavailable');
     expect(live.headers.get('retry-after')).toMatch(/^\d+$/);
     noError();
-  }, 90_000);
+  }, 300_000);
 
   it('the engine back: every replica and the writer recover without a restart; the cycles buffered meanwhile arrive', async () => {
     const w = need(writer, 'the writer');
@@ -420,7 +435,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     await until(
       'a writer cycle during the outage',
       async () => cyclesAfter(w, outageFrom).length > 0,
-      30_000,
+      STEP_MS,
       [w.p],
     );
     const buffered = cyclesAfter(w, outageFrom);
@@ -429,7 +444,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
       'the writer delivering its buffer',
       async () =>
         (await gauge(w, 'store_engine_up')) === 1 && (await gauge(w, 'store_buffered_samples')) === 0,
-      30_000,
+      STEP_MS,
       [w.p],
     );
     const store = await openPrometheusStore({ url: engine.url, retries: 1, retryBaseMs: 50 });
@@ -446,14 +461,14 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     }
     // The first replica, then the one started while the engine was down.
     for (const p of [a, b]) {
-      await until(`${p.base} ok again`, async () => (await health(p)) === 'ok', 10 * POLL_MS + 10_000, [p]);
+      await until(`${p.base} ok again`, async () => (await health(p)) === 'ok', STEP_MS, [p]);
       await until(
         `${p.base} serving a live Stat`,
         async () => {
           const r = await get(p.base, `/api/stat/${TRADE}`, ANSWER_BOUND_MS);
           return r.status === 200 && body(r).degraded === undefined && body(r).status !== 'draft';
         },
-        15_000,
+        STEP_MS,
         [p],
       );
       // The buffered cycles reach it through its polls (the writer delivered them after the
@@ -466,14 +481,14 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
           };
           return Date.parse(f.status[TRADE]?.lastSampleAt ?? '') >= Math.max(...buffered);
         },
-        10 * POLL_MS + 10_000,
+        STEP_MS,
         [p],
       );
     }
     noError();
-  }, 90_000);
+  }, 300_000);
 
-  it('engine hung (SIGSTOP): every request answers within 5 s, 200 (degraded once the poll failed) or 503 engine_unavailable; SIGCONT and recovery', async () => {
+  it('engine hung (SIGSTOP): every request answers within the 3 s read deadline and a margin, 200 (degraded once the poll failed) or 503 engine_unavailable; SIGCONT and recovery', async () => {
     const w = need(writer, 'the writer');
     const replicas = [need(first, 'the first replica'), need(second, 'the second replica')];
     const paths = [
@@ -519,7 +534,7 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
     // that found the new cycle goes on to read that benchmark's time bounds, and each of its reads
     // has the deadline (a hang there once left a replica reporting ok for the whole pause).
     const from = w.p.output().length;
-    await until('a writer cycle', async () => cyclesAfter(w, from).length > 0, 30_000, [w.p]);
+    await until('a writer cycle', async () => cyclesAfter(w, from).length > 0, STEP_MS, [w.p]);
     await sleep(100);
     await engine.pause();
     try {
@@ -537,21 +552,21 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
       await until(
         'store_engine_up 0 on the writer',
         async () => (await gauge(w, 'store_engine_up')) === 0,
-        15_000,
+        STEP_MS,
         [w.p],
       );
     } finally {
       await engine.resume();
     }
     for (const p of replicas) {
-      await until(`${p.base} ok again`, async () => (await health(p)) === 'ok', 10 * POLL_MS + 10_000, [p]);
+      await until(`${p.base} ok again`, async () => (await health(p)) === 'ok', STEP_MS, [p]);
       await until(
         `${p.base} serving a live Stat`,
         async () => {
           const r = await get(p.base, `/api/stat/${TRADE}`, ANSWER_BOUND_MS);
           return r.status === 200 && body(r).degraded === undefined;
         },
-        15_000,
+        STEP_MS,
         [p],
       );
     }
@@ -559,9 +574,9 @@ describe('a split deployment as processes: Prometheus, `harness --simulate`, two
       'the writer up and delivered',
       async () =>
         (await gauge(w, 'store_engine_up')) === 1 && (await gauge(w, 'store_buffered_samples')) === 0,
-      30_000,
+      STEP_MS,
       [w.p],
     );
     noError();
-  }, 90_000);
+  }, 300_000);
 });

@@ -170,7 +170,7 @@ export const auditSchema = z
       .array(auditEntrySchema)
       .optional()
       .describe(
-        'Trade-capture benchmarks with ?window=24h: one entry per (cycle, cell) the provider was probed on in the window. successRate = share of probeOk; sampleSize and p50 = the entries with comparable (none comparable: every entry with a capture, and the row is noComparison), capture = count / cellMax × 100.',
+        'Trade-capture benchmarks with ?window=24h: one entry per (cycle, cell) the provider was probed on in the window. successRate = share of probeOk; sampleSize and p50 = the entries with comparable, capture = count / cellMax × 100 (none comparable: the row is noComparison, sampleSize 0, no value).',
       ),
     pageUrl: z.url(),
     license: z.literal('CC-BY-4.0'),

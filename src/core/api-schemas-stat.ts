@@ -40,7 +40,7 @@ export const rankingRowSchema = z
     noComparison: z
       .boolean()
       .describe(
-        'True when no other provider was measured on any cell and cycle behind this row (e.g. the only provider on a chain): shown, never ranked.',
+        'True when no other provider was measured on any cell and cycle behind this row (e.g. the only provider on a chain): shown, never ranked, with no score. Its sampleSize is 0 (no sample was compared); its ms are over its own samples only because they must be numbers, and compare it with no one.',
       ),
     insufficientData: z
       .boolean()

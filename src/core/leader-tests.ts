@@ -21,14 +21,29 @@ export interface LeaderTestInput {
  * rows in place (rankRows made them) and returns them.
  */
 export function withLeaderTests(rows: readonly RankedRow[], i: LeaderTestInput): RankedRow[] {
+  return withLeaderTestsBy(rows, i, (leader) => {
+    const own = byProvider(i.values);
+    const vsLeader = pairedAgainst(own.get(leader) ?? [], i.cellLabels);
+    return (provider) => vsLeader(own.get(provider) ?? []).diffs;
+  });
+}
+
+/**
+ * withLeaderTests with the pairing given: `pairWith(leader)` indexes the leader's samples once and
+ * returns each row's paired values against it (paired.ts, over Sample objects or columns). Called
+ * only when some row is tested.
+ */
+export function withLeaderTestsBy(
+  rows: readonly RankedRow[],
+  i: Pick<LeaderTestInput, 'margin' | 'higherIsBetter'>,
+  pairWith: (leader: string) => (provider: string) => readonly number[],
+): RankedRow[] {
   const leader = rows[0];
   if (leader?.rank !== 1 || !rows.some((r) => r.rank !== null && r.rank > 1)) return rows as RankedRow[];
-  const own = byProvider(i.values);
-  const vsLeader = pairedAgainst(own.get(leader.slug) ?? [], i.cellLabels);
+  const vsLeader = pairWith(leader.slug);
   for (const r of rows) {
     if (r.rank === null || r.rank === 1) continue;
-    const { diffs } = vsLeader(own.get(r.slug) ?? []);
-    const test = signTest(diffs);
+    const test = signTest(vsLeader(r.slug));
     const v = verdict({
       test,
       delta: leader.ms.p50 - r.ms.p50,

@@ -76,12 +76,15 @@ export function benchmarkMarkdown(stat: Stat, level = 2): string {
             : tie
               ? ` **tied with the leader** (${tie})`
               : '';
-      lines.push(
-        `${pos} ${inline(r.name)} (\`${r.slug}\`): ${formatWithCi(r.ms.p50, r.ci95?.p50, stat.unit)} (p90 ${formatValue(
-          r.ms.p90,
-          stat.unit,
-        )}, p99 ${formatValue(r.ms.p99, stat.unit)}, success ${fmtRate(r.successRate)}, sample ${r.sampleSize})${tail}`,
-      );
+      // A row without a comparison has no score to print (a lone capture is 100% by construction):
+      // a dash, and its probes, which count whether or not anyone else was measured.
+      const scores = r.noComparison
+        ? `– (success ${fmtRate(r.successRate)}, sample ${r.sampleSize})`
+        : `${formatWithCi(r.ms.p50, r.ci95?.p50, stat.unit)} (p90 ${formatValue(r.ms.p90, stat.unit)}, p99 ${formatValue(
+            r.ms.p99,
+            stat.unit,
+          )}, success ${fmtRate(r.successRate)}, sample ${r.sampleSize})`;
+      lines.push(`${pos} ${inline(r.name)} (\`${r.slug}\`): ${scores}${tail}`);
     }
   }
   lines.push('', '**Methodology:**', '');

@@ -36,15 +36,41 @@ export function pairedAgainst(
   const cellOf = cellIdOf(cellLabels);
   const timeIndex = new Map<number, number>();
   for (const s of a) if (!timeIndex.has(s.t)) timeIndex.set(s.t, timeIndex.size);
-  const times = timeIndex.size;
+  return pairedAgainstBy(a, {
+    cycles: timeIndex.size,
+    cycle: (s) => timeIndex.get(s.t),
+    cell: cellOf,
+    region: (s) => s.labels.region ?? '',
+    v: (s) => s.v,
+  });
+}
+
+/**
+ * How pairedAgainstBy reads a sample, whatever holds it (a Sample object, or an index into columns:
+ * core/window-columns.ts, whose cycles are interned once per view).
+ */
+export interface PairAccess<S> {
+  /** Cycles are numbered 0 … cycles − 1: one per distinct time, at least every time of a's. */
+  readonly cycles: number;
+  /** The sample's cycle; undefined for a time a has no sample at. */
+  cycle(s: S): number | undefined;
+  /** The sample's cell (its cell labels and region) as a small integer (rows.ts cellIdOf). */
+  cell(s: S): number;
+  region(s: S): string;
+  v(s: S): number;
+}
+
+/** pairedAgainst over any holder of the samples (PairAccess): the pairing's one rule. */
+export function pairedAgainstBy<S>(a: readonly S[], x: PairAccess<S>): (b: readonly S[]) => PairedValues {
+  const times = x.cycles;
   const regionIndex = new Map<string, number>();
   // cell → a's value at each interned time (NaN: a was not measured there), and the cell's region.
   const aAt = new Map<number, { readonly values: Float64Array; readonly region: number }>();
   for (const s of a) {
-    const c = cellOf(s);
+    const c = x.cell(s);
     let cell = aAt.get(c);
     if (!cell) {
-      const r = s.labels.region ?? '';
+      const r = x.region(s);
       let region = regionIndex.get(r);
       if (region === undefined) {
         region = regionIndex.size;
@@ -53,47 +79,55 @@ export function pairedAgainst(
       cell = { values: new Float64Array(times).fill(Number.NaN), region };
       aAt.set(c, cell);
     }
-    cell.values[timeIndex.get(s.t) as number] = s.v;
+    cell.values[x.cycle(s) as number] = x.v(s);
   }
   const slots = Math.max(1, regionIndex.size) * times;
   return (b) => {
-    // (region, cycle) → the differences on that cycle's shared cells: the first in a typed array
-    // (one cell per cycle is the common case, and allocates nothing per cycle), any more beside it.
-    const first = new Float64Array(slots);
-    const count = new Uint32Array(slots);
-    let more: Map<number, number[]> | null = null;
+    // Two passes over b: each (region, cycle)'s count of shared cells, then its differences placed
+    // side by side in one array, so a cycle's several cells (RPC: 15 a region) need no Map entry
+    // and no array of their own.
+    const keyOf = new Int32Array(b.length).fill(-1);
+    const diffOf = new Float64Array(b.length);
+    const start = new Uint32Array(slots + 1);
     let sharedSamples = 0;
-    for (const s of b) {
-      const ti = timeIndex.get(s.t);
+    // b's samples of one cell come together (a store reads series by series): its lookup once per run.
+    let lastCell = Number.NaN;
+    let cell: { readonly values: Float64Array; readonly region: number } | undefined;
+    for (let j = 0; j < b.length; j++) {
+      const s = b[j] as S;
+      const ti = x.cycle(s);
       if (ti === undefined) continue;
-      const cell = aAt.get(cellOf(s));
+      const c = x.cell(s);
+      if (c !== lastCell) {
+        cell = aAt.get(c);
+        lastCell = c;
+      }
       const av = cell?.values[ti];
       if (cell === undefined || av === undefined || Number.isNaN(av)) continue;
       sharedSamples++;
       const key = cell.region * times + ti;
-      const d = av - s.v;
-      const n = count[key] as number;
-      count[key] = n + 1;
-      if (n === 0) {
-        first[key] = d;
-        continue;
-      }
-      more ??= new Map();
-      const ds = more.get(key);
-      if (ds) ds.push(d);
-      else more.set(key, [d]);
+      keyOf[j] = key;
+      diffOf[j] = av - x.v(s);
+      start[key + 1] = (start[key + 1] as number) + 1;
+    }
+    for (let key = 0; key < slots; key++)
+      start[key + 1] = (start[key + 1] as number) + (start[key] as number);
+    const placed = new Float64Array(sharedSamples);
+    const at = start.slice(0, slots);
+    for (let j = 0; j < b.length; j++) {
+      const key = keyOf[j] as number;
+      if (key < 0) continue;
+      const k = at[key] as number;
+      at[key] = k + 1;
+      placed[k] = diffOf[j] as number;
     }
     const diffs: number[] = [];
     for (let key = 0; key < slots; key++) {
-      const n = count[key] as number;
-      if (n === 0) continue;
-      const d0 = first[key] as number;
-      if (n === 1) {
-        diffs.push(d0);
-        continue;
-      }
-      const ds = [d0, ...(more?.get(key) ?? [])].sort((x, y) => x - y);
-      diffs.push(quantileSorted(ds, 0.5));
+      const from = start[key] as number;
+      const to = start[key + 1] as number;
+      if (to === from) continue;
+      if (to - from === 1) diffs.push(placed[from] as number);
+      else diffs.push(quantileSorted(placed.subarray(from, to).sort(), 0.5));
     }
     return { diffs, sharedSamples };
   };

@@ -2,7 +2,7 @@ import { DAY_MS } from './dates.ts';
 import { comparablePairs, latestRows } from './rows.ts';
 import type { Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
-import { quantileUnsorted, round6 } from './stats.ts';
+import { quantileOfOrder, round6, sortFloat64 } from './stats.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -110,24 +110,122 @@ function windowSeries(
   const out = new Map<string, (number | null)[]>();
   for (const p of providers) {
     const own = (byProvider.get(p.slug) ?? []).sort((a, b) => a.t - b.t);
-    const series: (number | null)[] = [];
-    let lo = 0;
-    let hi = 0;
-    for (const t of timestamps) {
-      while (hi < own.length && (own[hi] as { t: number }).t <= t) hi++;
-      while (lo < hi && (own[lo] as { t: number }).t <= t - windowMs) lo++;
-      const sorted: number[] = [];
-      for (let i = lo; i < hi; i++) {
-        const s = own[i] as { v: number; shared: boolean };
-        if (s.shared) sorted.push(s.v);
-      }
-      // No comparable pair in this window: a gap, never the lone samples' 100%. Selection, not a
-      // sort: a day of 1-minute RPC samples is 65k values per point, 73 points per sparkline.
-      series.push(sorted.length === 0 ? null : round6(quantileUnsorted(sorted, 0.5)));
-    }
-    out.set(p.slug, series);
+    // Copied by a loop: Float64Array.from(list, fn) calls fn through a slow path (rows.ts sortedValues).
+    const t = new Float64Array(own.length);
+    const v = new Float64Array(own.length);
+    const shared = new Uint8Array(own.length);
+    own.forEach((s, i) => {
+      t[i] = s.t;
+      v[i] = s.v;
+      shared[i] = s.shared ? 1 : 0;
+    });
+    out.set(p.slug, windowP50s({ t, v, shared }, timestamps, windowMs));
   }
   return out;
+}
+
+/**
+ * One provider's window series from its samples in time order, each with its pair's comparability
+ * (1 comparable): at each time of the ascending grid, the p50 of its comparable values in
+ * (t − windowMs, t], null where there is none. In columns, so the Stat's sparkline calls it on what
+ * its store read packed (core/window-columns.ts) without a Sample object per row.
+ *
+ * The window slides over the samples once: each comparable value enters and leaves a count per
+ * distinct value (a Fenwick tree), and a point's p50 is found from its two order statistics by
+ * descending the tree, O(log n), instead of selecting among the window's values at every point (a
+ * day of 1-minute RPC samples is 65k values per point, 73 points per sparkline: 5M a sparkline).
+ * The same two values, so the same p50 (quantileOfOrder); −0 and +0 count as one value, which
+ * only a sign of zero could tell apart, and no answer does (JSON writes both as 0).
+ */
+export function windowP50s(
+  own: { readonly t: ArrayLike<number>; readonly v: ArrayLike<number>; readonly shared: ArrayLike<number> },
+  timestamps: readonly number[],
+  windowMs: number,
+): (number | null)[] {
+  const n = own.t.length;
+  const { distinct, rank } = rankComparable(own);
+  const counts = new OrderCounts(distinct.length);
+  const series: (number | null)[] = [];
+  let lo = 0;
+  let hi = 0;
+  for (const t of timestamps) {
+    for (; hi < n && (own.t[hi] as number) <= t; hi++)
+      if (own.shared[hi] === 1) counts.add(rank[hi] as number, 1);
+    for (; lo < hi && (own.t[lo] as number) <= t - windowMs; lo++)
+      if (own.shared[lo] === 1) counts.add(rank[lo] as number, -1);
+    // No comparable pair in this window: a gap, never the lone samples' 100%.
+    series.push(
+      counts.size === 0
+        ? null
+        : round6(quantileOfOrder(counts.size, 0.5, (k) => distinct[counts.kth(k)] as number)),
+    );
+  }
+  return series;
+}
+
+/** The distinct comparable values ascending, and each comparable sample's index among them. */
+function rankComparable(own: { readonly v: ArrayLike<number>; readonly shared: ArrayLike<number> }): {
+  distinct: Float64Array;
+  rank: Int32Array;
+} {
+  const n = own.v.length;
+  let m = 0;
+  for (let i = 0; i < n; i++) if (own.shared[i] === 1) m++;
+  const sorted = new Float64Array(m);
+  m = 0;
+  for (let i = 0; i < n; i++) if (own.shared[i] === 1) sorted[m++] = own.v[i] as number;
+  sortFloat64(sorted);
+  let u = 0;
+  for (let i = 0; i < m; i++) if (u === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i] as number;
+  const distinct = sorted.subarray(0, u);
+  const rank = new Int32Array(n);
+  for (let i = 0; i < n; i++) if (own.shared[i] === 1) rank[i] = lowerBound(distinct, own.v[i] as number);
+  return { distinct, rank };
+}
+
+/** Index of the first element of ascending `a` not below `x`. */
+function lowerBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((a[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** How many of each of `size` ranks are held, with the k-th smallest held found in O(log size). */
+class OrderCounts {
+  private readonly tree: Int32Array;
+  private readonly top: number;
+  size = 0;
+
+  constructor(ranks: number) {
+    this.tree = new Int32Array(ranks + 1);
+    let top = 1;
+    while (top * 2 <= ranks) top *= 2;
+    this.top = top;
+  }
+
+  add(rank: number, by: number): void {
+    this.size += by;
+    for (let i = rank + 1; i < this.tree.length; i += i & -i) this.tree[i] = (this.tree[i] as number) + by;
+  }
+
+  /** The rank of the k-th smallest held value (0-based). */
+  kth(k: number): number {
+    let pos = 0;
+    let left = k + 1;
+    for (let step = this.top; step > 0; step >>= 1) {
+      const next = pos + step;
+      if (next < this.tree.length && (this.tree[next] as number) < left) {
+        pos = next;
+        left -= this.tree[next] as number;
+      }
+    }
+    return pos;
+  }
 }
 
 /**

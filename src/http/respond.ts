@@ -1,5 +1,10 @@
 import type { Context } from 'hono';
-import { EngineUnavailableError, UnavailableError, UnknownBenchmarkError } from '../publication/types.ts';
+import {
+  ColdViewsBusyError,
+  EngineUnavailableError,
+  UnavailableError,
+  UnknownBenchmarkError,
+} from '../publication/types.ts';
 import { etagMatches, type HotSource, offerHot } from './hot-path.ts';
 
 /** Cache-Control values by freshness class. */
@@ -99,7 +104,8 @@ export function sendError(
 
 /**
  * The publication's own failures as responses: an unknown slug is 404 (listing the valid ones), an
- * unreadable store 503 with Retry-After. Anything else is not ours to map: null.
+ * unreadable store 503 with Retry-After, and so is a process computing as many filtered views as it
+ * takes at once (503 busy). Anything else is not ours to map: null.
  */
 export function publicationErrorResponse(
   c: Context,
@@ -109,6 +115,10 @@ export function publicationErrorResponse(
   if (err instanceof UnknownBenchmarkError) {
     const hint = validSlugs.length ? ` Valid slugs: ${validSlugs.join(', ')}.` : '';
     return sendError(c, 404, 'unknown_benchmark', `Unknown benchmark "${err.slug}".${hint}`);
+  }
+  if (err instanceof ColdViewsBusyError) {
+    const message = `Too many uncached filtered views are being computed; retry in ${err.retryAfterS} second.`;
+    return sendError(c, 503, 'busy', message, { 'retry-after': String(err.retryAfterS) });
   }
   if (err instanceof EngineUnavailableError) {
     return sendError(

@@ -51,10 +51,18 @@ function providerCell(stat: Stat, r: RankingRow): string {
     marks.push(
       '<span class="badge" data-testid="no-comparison" title="see the note below">no comparison</span>',
     );
-  if (r.insufficientData)
+  if (tooFew(r))
     marks.push('<span class="badge" data-testid="too-few" title="see the note below">too few samples</span>');
   const kind = r.kind ? ` <span class="muted small">${esc(labelOf(stat, 'kind', r.kind))}</span>` : '';
   return `<td class="name">${providerLink(r.slug, r.name)}${kind} ${marks.join(' ')}</td>`;
+}
+
+/**
+ * "Too few samples" as a row's reason: not on a row without a comparison, which has no comparable
+ * sample at all (sampleSize 0) and is named by that reason alone, as unrankedReason orders them.
+ */
+function tooFew(r: RankingRow): boolean {
+  return r.insufficientData === true && !r.noComparison;
 }
 
 /**
@@ -109,7 +117,7 @@ function rankings(stat: Stat, mode: DerivationMode): string {
     .map((r) => {
       const off = r.rank === null;
       const barCell = off
-        ? `<td class="barcell muted small">${r.insufficientData ? 'too few samples' : 'not ranked'}</td>`
+        ? `<td class="barcell muted small">${tooFew(r) ? 'too few samples' : 'not ranked'}</td>`
         : `<td class="barcell">${bar(r.ms.p50, best, stat.higherIsBetter, `${r.name}: ${fmt(r.ms.p50, stat.unit)}`)}${leaderMark(stat, r, leader)}</td>`;
       const audit = `<td><a href="${esc(pathOf(r.audit))}">audit</a></td>`;
       const alone = r.noComparison;
@@ -249,7 +257,7 @@ function notes(stat: Stat): string {
       `<p class="muted"><strong>Unresponsive:</strong> ${esc(unresponsiveRule(stat))} Kept as a row, never ranked.</p>`,
     );
   }
-  const few = stat.rankings.filter((r) => r.insufficientData);
+  const few = stat.rankings.filter(tooFew);
   if (few.length > 0) {
     const who = few.map((r) => `${r.name} (${r.sampleSize.toLocaleString('en-US')})`).join(' and ');
     out.push(
@@ -268,7 +276,8 @@ function notes(stat: Stat): string {
       `<p class="muted" data-testid="tied-note"><strong>Tied with the leader:</strong> the data cannot separate ${esc(tied.join(', '))} from ${esc(leader.name)}. A side is ahead only when the paired sign test gives p &lt; ${SIGNIFICANCE}, the p50s differ by more than the benchmark's margin, and most cycles favour it; the rank order is kept, no lead is claimed (<a href="/methodology#uncertainty">how</a>).</p>`,
     );
   }
-  if (stat.rankings.some((r) => r.ci95?.p50)) {
+  // Only about intervals the table shows: a row without a comparison shows none.
+  if (stat.rankings.some((r) => r.ci95?.p50 && !r.noComparison)) {
     out.push(
       `<p class="muted small" data-testid="ci-note"><strong>95% CI:</strong> a distribution-free interval for the p50 from order statistics of the row's samples, with at least 95% coverage (p90 and p99 have theirs in the cell's title). It treats samples as independent, so it is narrower than the day-to-day spread (<a href="/methodology#uncertainty">how</a>).</p>`,
     );

@@ -1,16 +1,19 @@
 import { nextTurn } from '../concurrency/next-turn.ts';
-import type { ChainBests, Filters, Stat } from '../core/api-schemas.ts';
-import { chainBests } from '../core/chain-bests.ts';
+import type { Filters, Stat } from '../core/api-schemas.ts';
 import { withLeaderTests } from '../core/leader-tests.ts';
-import { latestRows, type RankedRow, rankRows, type WindowRowExtras, windowRows } from '../core/rows.ts';
-import { eq, matchesAll, type Sample } from '../core/samples.ts';
+import { unpackSamples } from '../core/packed-samples.ts';
+import { latestRows, rankRows, type WindowRowExtras, windowRows } from '../core/rows.ts';
+import { eq, type Sample } from '../core/samples.ts';
 import { selection, WINDOW_MS } from '../core/selection.ts';
 import { carryForward, evaluateSeries, SERIES_GRIDS, seriesGrid } from '../core/series.ts';
 import type { BenchmarkSpec, ProviderEntry } from '../core/spec-schema.ts';
 import { buildStat } from '../core/stat.ts';
 import type { Site } from '../core/urls.ts';
+import { ProbeColumns, WindowColumns } from '../core/window-columns.ts';
 import { familyOf } from '../harness/families/index.ts';
-import type { SampleStore } from '../store/sample-store.ts';
+import { type SampleStore, selectPacked } from '../store/sample-store.ts';
+import { type ExtrasOf, leaderEntry, perChain, type ViewParts, type ViewScope } from './view-parts.ts';
+import { windowViewOfColumns } from './window-view-columns.ts';
 
 // Where views narrow a family's samples to one benchmark; kept importable from here.
 export { selection, WINDOW_MS };
@@ -36,6 +39,11 @@ export interface ComputeOptions {
    * carried in from the day before), every link pinned to the day.
    */
   readonly pinDay?: string;
+  /**
+   * The window derivation over Sample objects even where it runs in columns: the reference the
+   * columnar path is tested against (test/unit/window-columns.test.ts).
+   */
+  readonly sampleObjects?: boolean;
 }
 
 /**
@@ -101,155 +109,179 @@ async function computeStatNow(
   opts: ComputeOptions,
 ): Promise<Stat> {
   const strict = opts.pinDay !== undefined;
-  const { providers, labelMatchers, providerMatcher } = selection(spec, filters);
+  const sel = selection(spec, filters);
   const bounds = await store.timeBounds(specMetrics(spec));
   const neverRun = bounds === null || bounds.min > evalTime;
-  const d = spec.derivation;
   const windowStart = evalTime - WINDOW_MS;
-  // The sparkline's first point is evaluated over its own 24 h window, so the series reads 48 h; a
-  // frozen day reads that day only (no value carried in from the day before).
-  const seriesFrom = strict ? windowStart : windowStart - WINDOW_MS;
-  const grid = seriesGrid('24h', evalTime);
-  let rankings: RankedRow[] = [];
-  let leaderSeries: readonly (number | null)[] = [];
-  let bests: { best: ChainBests; worst: ChainBests } | undefined;
-  let asOf: number | null = null;
-  let familyFields: Record<string, unknown> | undefined;
-
-  if (providers.length > 0 && !neverRun) {
-    if (d.mode === 'latest') {
-      // A count stands until replaced, but no longer than the window: an older one is not published.
-      const latest = await store.latest({
-        metric: d.metric,
-        matchers: [providerMatcher, ...labelMatchers],
-        at: evalTime,
-        notBefore: windowStart,
-      });
-      rankings = rankRows(latestRows(providers, latest), spec.higherIsBetter);
-      asOf = maxT(latest);
-      bests = await perChain(spec, filters, (provs, keep) =>
-        rankRows(
-          latestRows(
-            provs,
-            latest.filter((s) => keep(s)),
-          ),
-          spec.higherIsBetter,
-        ),
-      );
-      const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
-      const entry = providers.find((p) => p.slug === leader);
-      if (entry) {
-        const samples = await store.select({
-          metric: d.metric,
-          matchers: [{ name: 'provider', op: '=', value: entry.slug }, ...labelMatchers],
-          after: seriesFrom,
-          until: evalTime,
-        });
-        leaderSeries =
-          evaluateSeries([entry], { mode: 'latest', samples }, grid, WINDOW_MS).get(entry.slug) ?? [];
-      }
-    } else {
-      const matchers = [providerMatcher, ...labelMatchers];
-      const win = { matchers, after: windowStart, until: evalTime };
-      const readExtras = familyOf(spec).windowExtras;
-      const [values, probes, extrasOf] = await Promise.all([
-        store.select({ metric: d.metric, matchers, after: seriesFrom, until: evalTime }),
-        store.select({
-          metric: d.probeMetric,
-          ...win,
-          matchers: [
-            ...matchers,
-            ...Object.entries(d.probeMatch ?? {}).map(([name, value]) => eq(name, value)),
-          ],
-        }),
-        readExtras
-          ? readExtras({ store, spec, providerMatcher, labelMatchers, windowStart, evalTime })
-          : (): WindowRowExtras => ({}),
-      ]);
-      const inWindow = values.filter((s) => s.t > windowStart);
-      const rowsOf = (provs: readonly ProviderEntry[], keep: (s: Sample) => boolean) =>
-        rankRows(
-          windowRows(
-            provs,
-            {
-              cellLabels: d.cellLabels,
-              values: inWindow.filter(keep),
-              probes: probes.filter(keep),
-              minSamples: d.minSamples,
-            },
-            extrasOf(keep),
-          ),
-          spec.higherIsBetter,
-        );
-      const all = extrasOf(() => true);
-      familyFields = all.statFields;
-      const ranked = rowsOf(providers, () => true);
-      // Each step over a day of samples holds the loop for milliseconds (the whole Stat of the
-      // demo's larger trade benchmark held it 20–80 ms in one go on the 2-core VM, in front of
-      // every cached read): the loop serves what waits between them.
-      await nextTurn();
-      rankings = withLeaderTests(ranked, {
-        values: inWindow,
-        cellLabels: d.cellLabels,
-        margin: d.tieMargin,
-        higherIsBetter: spec.higherIsBetter,
-      });
-      asOf = maxT(inWindow, probes);
-      bests = await perChain(spec, filters, rowsOf);
-      const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
-      const entry = providers.find((p) => p.slug === leader);
-      if (entry) {
-        await nextTurn();
-        // Every provider's values go in: comparability of a (cell, cycle) pair depends on them all.
-        leaderSeries =
-          evaluateSeries([entry], { mode: 'window', cellLabels: d.cellLabels, values }, grid, WINDOW_MS).get(
-            entry.slug,
-          ) ?? [];
-      }
-    }
+  const scope: ViewScope = {
+    spec,
+    filters,
+    sel,
+    evalTime,
+    windowStart,
+    // The sparkline's first point is evaluated over its own 24 h window, so the series reads 48 h;
+    // a frozen day reads that day only (no value carried in from the day before).
+    seriesFrom: strict ? windowStart : windowStart - WINDOW_MS,
+    grid: seriesGrid('24h', evalTime),
+  };
+  let view: ViewParts = { rankings: [], leaderSeries: [], asOf: null };
+  if (sel.providers.length > 0 && !neverRun) {
+    view =
+      spec.derivation.mode === 'latest'
+        ? await latestView(store, scope)
+        : await windowView(store, scope, opts.sampleObjects === true);
   }
-  const { points, gaps } = carryForward(leaderSeries);
+  const { points, gaps } = carryForward(view.leaderSeries);
   return buildStat({
     spec,
     filters,
-    rankings,
+    rankings: view.rankings,
     sparkline: points,
-    sparklineGrid: { startMs: grid[0] ?? evalTime, stepMs: SERIES_GRIDS['24h'].stepMs, gaps },
-    ...(bests && { chainBests: bests }),
-    asOf,
+    sparklineGrid: { startMs: scope.grid[0] ?? evalTime, stepMs: SERIES_GRIDS['24h'].stepMs, gaps },
+    ...(view.bests && { chainBests: view.bests }),
+    asOf: view.asOf,
     neverRun,
     evalTime,
     site,
     pinDay: opts.pinDay ?? null,
-    ...(familyFields && { familyFields }),
+    ...(view.familyFields && { familyFields: view.familyFields }),
   });
 }
 
-/**
- * Best and worst per chain for a benchmark with a chain dimension: each chain is ranked from the
- * samples already read, narrowed exactly as `?chain=<chain>` narrows them (its providers and label
- * matchers), so a chain's best is the leader of that filtered Stat. One chain per turn of the loop.
- */
-async function perChain(
-  spec: BenchmarkSpec,
-  filters: Filters | null,
-  rank: (providers: readonly ProviderEntry[], keep: (s: Sample) => boolean) => RankedRow[],
-): Promise<{ best: ChainBests; worst: ChainBests } | undefined> {
-  const dim = spec.dimensions.chain;
-  if (!dim) return undefined;
-  const chains = filters?.chain !== undefined ? [filters.chain] : dim.values.map((v) => v.value);
-  const rows = new Map<string, RankedRow[]>();
-  for (const chain of chains) {
-    await nextTurn();
-    const sel = selection(spec, { ...filters, chain });
-    const slugs = new Set(sel.providers.map((p) => p.slug));
-    rows.set(
-      chain,
-      rank(sel.providers, (s) => {
-        const p = s.labels.provider;
-        return (p === undefined || slugs.has(p)) && matchesAll(s.labels, sel.labelMatchers);
-      }),
-    );
+/** `latest` derivation: each provider's newest count in the window, and the leader's series. */
+async function latestView(store: SampleStore, x: ViewScope): Promise<ViewParts> {
+  const { spec, filters, evalTime, windowStart } = x;
+  const { providers, labelMatchers, providerMatcher } = x.sel;
+  const d = spec.derivation;
+  // A count stands until replaced, but no longer than the window: an older one is not published.
+  const latest = await store.latest({
+    metric: d.metric,
+    matchers: [providerMatcher, ...labelMatchers],
+    at: evalTime,
+    notBefore: windowStart,
+  });
+  const rankings = rankRows(latestRows(providers, latest), spec.higherIsBetter);
+  const bests = await perChain(spec, filters, (provs, keep) =>
+    rankRows(
+      latestRows(
+        provs,
+        latest.filter((s) => keep(s.labels)),
+      ),
+      spec.higherIsBetter,
+    ),
+  );
+  const leader = rankings[0]?.rank === 1 ? rankings[0].slug : null;
+  const entry = providers.find((p) => p.slug === leader);
+  let leaderSeries: readonly (number | null)[] = [];
+  if (entry) {
+    const samples = await store.select({
+      metric: d.metric,
+      matchers: [{ name: 'provider', op: '=', value: entry.slug }, ...labelMatchers],
+      after: x.seriesFrom,
+      until: evalTime,
+    });
+    leaderSeries =
+      evaluateSeries([entry], { mode: 'latest', samples }, x.grid, WINDOW_MS).get(entry.slug) ?? [];
   }
-  return chainBests(chains, (chain) => rows.get(chain) ?? []);
+  return { rankings, leaderSeries, bests, asOf: maxT(latest) };
+}
+
+/**
+ * `window` derivation: rows, leader tests, per-chain bests and the leader's sparkline, from one
+ * read of the values (48 h, the sparkline's) and one of the probes (the window). A family that adds
+ * no row fields is derived in columns (core/window-columns.ts), the read packed with no Sample
+ * object per row; one that adds fields (their callbacks take Sample objects) over Sample objects.
+ * Both apply the same rules (rows.ts windowRowsOf, paired.ts, series.ts windowP50s).
+ */
+async function windowView(store: SampleStore, x: ViewScope, sampleObjects: boolean): Promise<ViewParts> {
+  const { spec, evalTime, windowStart } = x;
+  const { labelMatchers, providerMatcher } = x.sel;
+  const d = spec.derivation;
+  if (d.mode !== 'window') throw new Error(`${spec.slug}: not a window derivation`);
+  const matchers = [providerMatcher, ...labelMatchers];
+  const valuesRead = { metric: d.metric, matchers, after: x.seriesFrom, until: evalTime };
+  const probesRead = {
+    metric: d.probeMetric,
+    matchers: [...matchers, ...Object.entries(d.probeMatch ?? {}).map(([name, value]) => eq(name, value))],
+    after: windowStart,
+    until: evalTime,
+  };
+  const family = familyOf(spec);
+  const readExtras = family.windowExtras;
+  const extras = () =>
+    readExtras
+      ? readExtras({ store, spec, providerMatcher, labelMatchers, windowStart, evalTime })
+      : Promise.resolve((): WindowRowExtras => ({}));
+  if (family.rowFields.length > 0 || sampleObjects) {
+    const [values, probes, extrasOf] = await Promise.all([
+      store.select(valuesRead),
+      store.select(probesRead),
+      extras(),
+    ]);
+    return windowViewOfSamples(x, values, probes, extrasOf);
+  }
+  const [values, probes, extrasOf] = await Promise.all([
+    selectPacked(store, valuesRead),
+    selectPacked(store, probesRead),
+    extras(),
+  ]);
+  const columns = WindowColumns.of(values, d.cellLabels);
+  // Fields take Sample objects; so does a read whose columns would not pay (WindowColumns.of).
+  if (columns === null || extrasOf(() => true).fields !== undefined) {
+    return windowViewOfSamples(x, unpackSamples(values), unpackSamples(probes), extrasOf);
+  }
+  return windowViewOfColumns(x, columns, new ProbeColumns(probes), extrasOf);
+}
+
+/** The window derivation over Sample objects. */
+async function windowViewOfSamples(
+  x: ViewScope,
+  values: readonly Sample[],
+  probes: readonly Sample[],
+  extrasOf: ExtrasOf,
+): Promise<ViewParts> {
+  const { spec, windowStart } = x;
+  const { providers } = x.sel;
+  const d = spec.derivation;
+  if (d.mode !== 'window') throw new Error(`${spec.slug}: not a window derivation`);
+  const inWindow = values.filter((s) => s.t > windowStart);
+  const rowsOf = (provs: readonly ProviderEntry[], keep: (s: Sample) => boolean) =>
+    rankRows(
+      windowRows(
+        provs,
+        {
+          cellLabels: d.cellLabels,
+          values: inWindow.filter(keep),
+          probes: probes.filter(keep),
+          minSamples: d.minSamples,
+        },
+        extrasOf(keep),
+      ),
+      spec.higherIsBetter,
+    );
+  const familyFields = extrasOf(() => true).statFields;
+  const ranked = rowsOf(providers, () => true);
+  // Each step over a day of samples holds the loop for milliseconds (the whole Stat of the
+  // demo's larger trade benchmark held it 20–80 ms in one go on the 2-core VM, in front of
+  // every cached read): the loop serves what waits between them.
+  await nextTurn();
+  const rankings = withLeaderTests(ranked, {
+    values: inWindow,
+    cellLabels: d.cellLabels,
+    margin: d.tieMargin,
+    higherIsBetter: spec.higherIsBetter,
+  });
+  const asOf = maxT(inWindow, probes);
+  const bests = await perChain(spec, x.filters, (provs, keep) => rowsOf(provs, (s) => keep(s.labels)));
+  const entry = leaderEntry(rankings, providers);
+  let leaderSeries: readonly (number | null)[] = [];
+  if (entry) {
+    await nextTurn();
+    // Every provider's values go in: comparability of a (cell, cycle) pair depends on them all.
+    leaderSeries =
+      evaluateSeries([entry], { mode: 'window', cellLabels: d.cellLabels, values }, x.grid, WINDOW_MS).get(
+        entry.slug,
+      ) ?? [];
+  }
+  return { rankings, leaderSeries, bests, asOf, familyFields };
 }

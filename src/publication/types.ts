@@ -123,3 +123,30 @@ export class EngineUnavailableError extends UnavailableError {
     super(message);
   }
 }
+
+/**
+ * Filtered Stats computed or waiting to be computed at once in this process, for requests: past it
+ * a request for another uncached one is refused at once (ColdViewsBusyError: 503 `busy` with
+ * Retry-After), so a crawler's distinct filter combinations queue at most this much work in front
+ * of everyone's cold views (computeStat runs STAT_CONCURRENCY at a time) instead of a backlog whose
+ * wait grows without bound. 16 at 20–90 ms each (a filtered RPC latency Stat cold, 2-core VM) is
+ * under a second and a half of waiting; more clients than that at once is not one page's views.
+ * Only filtered views count: an unfiltered one exists once per benchmark, is prewarmed after every
+ * change and is what the index, the home page and a provider's page ask for all together.
+ * A cached view, one being computed (a request joins it), and one answered stale while its
+ * successor is computed never ask.
+ */
+export const COLD_FILTERED_VIEWS = 16;
+
+/** Seconds a refused client is asked to wait: the cold views ahead of it take well under that. */
+export const COLD_VIEW_RETRY_AFTER_S = 1;
+
+/** Too many filtered views are being computed: 503 `busy` with Retry-After (src/http/respond.ts). */
+export class ColdViewsBusyError extends UnavailableError {
+  readonly retryAfterS = COLD_VIEW_RETRY_AFTER_S;
+  constructor() {
+    super(
+      `${COLD_FILTERED_VIEWS} filtered views are being computed; retry in ${COLD_VIEW_RETRY_AFTER_S} second`,
+    );
+  }
+}

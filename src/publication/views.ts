@@ -20,6 +20,8 @@ import { computeSeries } from './series-view.ts';
 import { type ServedText, serve, serveText } from './served.ts';
 import { guarded } from './store-guard.ts';
 import {
+  COLD_FILTERED_VIEWS,
+  ColdViewsBusyError,
   type CompareResult,
   type PublicationContext,
   type Served,
@@ -71,6 +73,8 @@ export class Views {
   private readonly askedPairs = new Map<string, readonly [string, string]>();
   /** The newest live provenance read, served while the store cannot be read. */
   private lastProvenance: Provenance | undefined;
+  /** Filtered Stats being computed or waiting (bounded by COLD_FILTERED_VIEWS). */
+  private coldFiltered = 0;
 
   /** `maxViewAgeMs`: how long a view whose point moved may still be answered while recomputed. */
   constructor(
@@ -139,10 +143,23 @@ export class Views {
     // The point needs the newest sample times (read once per process).
     await this.points.ready();
     return this.stats.get(key, slug, (at) =>
-      this.lastGood.orLastGood(key, () =>
-        guarded(async () => serve(await computeStat(this.ctx.store, spec, filters, at, this.ctx.site()))),
+      this.admitCold(filters, () =>
+        this.lastGood.orLastGood(key, () =>
+          guarded(async () => serve(await computeStat(this.ctx.store, spec, filters, at, this.ctx.site()))),
+        ),
       ),
     );
+  }
+
+  /** Starts a view's computation, unless it is filtered and COLD_FILTERED_VIEWS already are. */
+  private admitCold<T>(filters: Filters | null, compute: () => Promise<T>): Promise<T> {
+    if (filters === null) return compute();
+    // Refused outside the last-good fallback: a busy process is not a store that cannot be read.
+    if (this.coldFiltered >= COLD_FILTERED_VIEWS) return Promise.reject(new ColdViewsBusyError());
+    this.coldFiltered++;
+    return compute().finally(() => {
+      this.coldFiltered--;
+    });
   }
 
   /** Served bytes for the hot path, or undefined when the view must be (re)computed. */

@@ -194,9 +194,10 @@ describe('kill -9 during the backfill or mid-write, then restart on the same DAT
     // The day before is frozen once its planned slots ran: with exactly the uninterrupted run's rows.
     const resumedDay = await json200<Manifest>(`${second.base}/api/dataset/${BEFORE}.json`, 60_000, second);
     expect(wholeDay.rows).toBeGreaterThan(5_000);
-    expect(resumedDay.rows, `rows of ${BEFORE}: resumed ${resumedDay.rows}, uninterrupted ${wholeDay.rows}`).toBe(
-      wholeDay.rows,
-    );
+    expect(
+      resumedDay.rows,
+      `rows of ${BEFORE}: resumed ${resumedDay.rows}, uninterrupted ${wholeDay.rows}`,
+    ).toBe(wholeDay.rows);
     expect(resumedDay.missingSlots).toBeUndefined();
     expect(wholeDay.missingSlots).toBeUndefined();
     const frozen = await (await fetch(`${second.base}/api/citable/${BEFORE}`)).text();

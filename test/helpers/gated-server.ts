@@ -22,7 +22,8 @@ const serve = (req: IncomingMessage, res: ServerResponse) => {
   res.end('ok');
 };
 // Nothing is stored for replay here: every request is routed (through its lane, with the gate).
-const listener = process.env.LANE_TEST_GATE === '1' ? laneGate(() => false, serve, new Registry()).listener : serve;
+const listener =
+  process.env.LANE_TEST_GATE === '1' ? laneGate(() => false, serve, new Registry()).listener : serve;
 const server = createServer(listener);
 let accepted = 0;
 server.on('connection', () => {

@@ -97,7 +97,9 @@ describe('the backfill plan', () => {
     const ext = extendPlan(plan, families, later, () => false);
     const trade = (p: typeof ext.plan.missing) => p.filter((s) => s.benchmark === 'token-trade-coverage');
     const givenUp = trade(ext.plan.missing);
-    expect(givenUp.map((s) => s.at)).toEqual(Array.from({ length: 12 }, (_, i) => NOW - 7 * MIN + (i + 1) * 30 * MIN));
+    expect(givenUp.map((s) => s.at)).toEqual(
+      Array.from({ length: 12 }, (_, i) => NOW - 7 * MIN + (i + 1) * 30 * MIN),
+    );
     expect(givenUp.every((s) => s.at <= later - 24 * H)).toBe(true);
     // The old plan's slots, untried and far outside the window now, all stay planned.
     const kept = new Set(ext.plan.slots.map(key));

@@ -362,7 +362,9 @@ describe('token-trade-coverage cycle against the simulator', () => {
     const s = await sim({ tradesPerHour: 14_000 });
     const store = await openTestStore();
     cleanup.push(() => store.close());
-    const r = await harnessOn(store, simulatorEnv(s.baseUrls, s.keys), [BONK]).runCycle(BENCH, T);
+    // Paging through 14,000 trades takes seconds on a busy machine: the timeout is not what is tested.
+    const env = { ...simulatorEnv(s.baseUrls, s.keys), HARNESS_TIMEOUT_MS: '20000' };
+    const r = await harnessOn(store, env, [BONK]).runCycle(BENCH, T);
     const c = r.cells?.[0];
     const bq = c?.providers.find((p) => p.provider === 'bitquery');
     const mb = c?.providers.find((p) => p.provider === 'mobula');

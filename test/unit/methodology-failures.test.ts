@@ -5,6 +5,7 @@
  */
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import type { AuditEntry, RankingRow } from '../../src/core/api-schemas.ts';
 import { percentOf, publishedPct } from '../../src/core/percent.ts';
 import { windowRows } from '../../src/core/rows.ts';
 import type { Sample } from '../../src/core/samples.ts';
@@ -72,11 +73,12 @@ describe('rule 1: a lone provider failure counts in successRate', () => {
     const f = await fixture({ samples });
     const { value: stat } = await f.publication.stat(BENCH, { chain: 'stellar' });
     expect(stat.rankings).toHaveLength(1);
+    // Both probes count in successRate; neither capture was compared, so no sample counts.
     expect(stat.rankings[0]).toMatchObject({
       slug: 'mobula',
       noComparison: true,
       successRate: 50,
-      sampleSize: 1,
+      sampleSize: 0,
     });
     await f.close();
   });
@@ -312,6 +314,85 @@ describe('rule 10: one formula and one rounding rule for every published percent
   });
 });
 
+/** An entry's capture, as the row computes it: count / cellMax × 100. */
+const captureOf = (e: AuditEntry) => ((e.count as number) / (e.cellMax as number)) * 100;
+
+/** What a window audit's entries say a ranking row is, by the one rule both follow (usedSamples). */
+function recomputed(entries: readonly AuditEntry[], entryValue = captureOf) {
+  const comparable = entries.filter((e) => e.comparable);
+  const values = comparable.map(entryValue).sort((a, b) => a - b);
+  const ok = entries.filter((e) => e.probeOk).length;
+  return {
+    sampleSize: comparable.length,
+    successRate: round6((ok / entries.length) * 100),
+    noComparison: comparable.length === 0,
+    // A row with no comparable entry has no value to recompute.
+    p50: comparable.length === 0 ? null : round6(quantileSorted(values, 0.5)),
+  };
+}
+
+/** The same four facts of a published row (its p50 only where it has a comparison). */
+function published(row: RankingRow) {
+  return {
+    sampleSize: row.sampleSize,
+    successRate: row.successRate,
+    noComparison: row.noComparison,
+    p50: row.noComparison ? null : row.ms.p50,
+  };
+}
+
+describe('rule 12b: a row alone on its cells is reproducible from its window audit too', () => {
+  // The demo dataset: Mobula is the only provider with a Stellar endpoint, so on ?chain=stellar it
+  // is alone on every cell and cycle; on the other views every row has comparable entries.
+  it('sampleSize, successRate, noComparison and p50 of every row of every view, from entries alone', async () => {
+    const f = await fixture();
+    let alone = 0;
+    for (const chain of [null, 'solana', 'ethereum', 'bsc', 'base', 'stellar']) {
+      const filters = chain === null ? null : { chain };
+      const { value: stat } = await f.publication.stat(BENCH, filters);
+      expect(stat.rankings.length, String(chain)).toBeGreaterThan(0);
+      for (const row of stat.rankings) {
+        const audit = await f.publication.audit(BENCH, row.slug, undefined, { filters });
+        const entries = audit?.value.entries ?? [];
+        expect(entries.length).toBeGreaterThan(0);
+        expect(recomputed(entries), `${row.slug} ${chain}`).toEqual(published(row));
+        if (row.noComparison) alone++;
+      }
+      expect(stat.sampleSize).toBe(stat.rankings.reduce((n, r) => n + r.sampleSize, 0));
+    }
+    // The case is only a test if a row is alone on its cells: Mobula on Stellar.
+    expect(alone).toBe(1);
+    // The recall benchmark follows the same rule, its value being each entry's recall.
+    const recallOf = (e: AuditEntry) => e.groundTruth?.recallPct as number;
+    for (const chain of [null, 'ethereum', 'bsc', 'base']) {
+      const filters = chain === null ? null : { chain };
+      const { value: stat } = await f.publication.stat('token-trade-recall', filters);
+      expect(stat.rankings.length, String(chain)).toBeGreaterThan(0);
+      for (const row of stat.rankings) {
+        const audit = await f.publication.audit('token-trade-recall', row.slug, undefined, { filters });
+        const entries = audit?.value.entries ?? [];
+        const { p50, ...counts } = recomputed(entries, recallOf);
+        const { p50: rowP50, ...rowCounts } = published(row);
+        expect(counts, `recall ${row.slug} ${chain}`).toEqual(rowCounts);
+        // An entry's recall is published rounded (6 significant digits): their median may differ
+        // from the row's, computed unrounded, in the last digit.
+        expect(Math.abs((p50 ?? 0) - (rowP50 ?? 0))).toBeLessThan(2e-4);
+      }
+    }
+    const { value: stellar } = await f.publication.stat(BENCH, { chain: 'stellar' });
+    expect(stellar.rankings[0]).toMatchObject({
+      slug: 'mobula',
+      noComparison: true,
+      sampleSize: 0,
+      successRate: 100,
+      insufficientData: true,
+      ci95: { p50: null, p90: null, p99: null },
+      unionCapture: null,
+    });
+    await f.close();
+  });
+});
+
 describe('rule 12: a row is reproducible from its window audit', () => {
   const DEMO_NOW = Date.UTC(2026, 10, 20, 12, 7);
   // 16 h before the demo's end: the window holds the seeded 503 outage (40–38 h before) and
@@ -341,18 +422,7 @@ describe('rule 12: a row is reproducible from its window audit', () => {
         const audit = await f.publication.audit(BENCH, row.slug, undefined, { filters });
         const entries = audit?.value.entries ?? [];
         expect(entries.length).toBeGreaterThan(0);
-        const comparable = entries.filter((e) => e.comparable);
-        const used = comparable.length > 0 ? comparable : entries.filter((e) => (e.cellMax ?? 0) > 0);
-        const captures = used
-          .map((e) => ((e.count as number) / (e.cellMax as number)) * 100)
-          .sort((a, b) => a - b);
-        const ok = entries.filter((e) => e.probeOk).length;
-        expect([row.sampleSize, row.successRate, row.ms.p50, row.noComparison]).toEqual([
-          used.length,
-          round6((ok / entries.length) * 100),
-          round6(quantileSorted(captures, 0.5)),
-          comparable.length === 0,
-        ]);
+        expect(recomputed(entries)).toEqual(published(row));
         if (row.successRate < 100) failedRows++;
       }
     }

@@ -77,7 +77,8 @@ describe('rule 1: fair aggregation across cells', () => {
     const f = await fixture({ samples });
     const { value: stat } = await f.publication.stat(BENCH, { chain: 'stellar' });
     expect(stat.rankings).toHaveLength(1);
-    expect(stat.rankings[0]).toMatchObject({ slug: 'mobula', rank: null, noComparison: true, sampleSize: 6 });
+    // Six lone captures, none compared: no sample counts (the row's audit has no comparable entry).
+    expect(stat.rankings[0]).toMatchObject({ slug: 'mobula', rank: null, noComparison: true, sampleSize: 0 });
     expect(stat.leader).toBeNull();
     expect(stat.value).toBeNull();
     expect(stat.sparkline).toEqual([]);

@@ -32,7 +32,12 @@ export const statSummarySchema = z.object({
       rank: z.int().nullable(),
       slug: z.string(),
       name: z.string(),
-      value: z.number().describe('p50 in the benchmark unit'),
+      value: z
+        .number()
+        .nullable()
+        .describe(
+          'p50 in the benchmark unit; null for a row with no comparison (nothing to score it against)',
+        ),
       ci95: z
         .tuple([z.number(), z.number()])
         .nullable()
@@ -77,8 +82,9 @@ export function summaryOf(stat: z.infer<typeof statSchema>): z.infer<typeof stat
       rank: r.rank,
       slug: r.slug,
       name: r.name,
-      value: r.ms.p50,
-      ci95: r.ci95?.p50 ?? null,
+      // A lone row's ms are not scores (a lone capture is 100% by construction): none is given.
+      value: r.noComparison ? null : r.ms.p50,
+      ci95: r.noComparison ? null : (r.ci95?.p50 ?? null),
       ...(r.tiedWithLeader !== undefined && { tiedWithLeader: r.tiedWithLeader }),
       ...(r.insufficientData !== undefined && { insufficientData: r.insufficientData }),
       ...(r.unresponsive

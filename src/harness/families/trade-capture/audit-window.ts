@@ -14,8 +14,9 @@ import { TRADE_CAPTURE_METRICS as METRICS } from './metrics.ts';
  * row is computed from, so a reader can recompute the row from this one answer:
  * - successRate: the share of entries with `probeOk` (every probe counts, failed ones included);
  * - sampleSize and p50: the entries with `comparable` (at least two providers scored on that cell
- *   in that cycle), capture = count / cellMax × 100; when no entry is comparable, the row is
- *   `noComparison` and uses every entry with a capture (cellMax > 0).
+ *   in that cycle: the same comparablePairs the row's usedSamples keeps), capture = count / cellMax
+ *   × 100; when no entry is comparable, the row is `noComparison`, its sampleSize 0 and it has no
+ *   value to recompute (the lone entries are 100% by construction).
  * `cellMax` is the harness's baseline: the largest count any provider was scored with on the cell
  * in that cycle. The view's filters narrow the entries exactly as they narrow the Stat.
  */

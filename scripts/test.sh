@@ -39,29 +39,56 @@ fi
 step typecheck npx tsc -p .
 step lint npx biome check .
 
-# Vitest, once: its three projects (vitest.config.ts) run the timing layer alone first, then the
-# unit and e2e layers two files at a time. Its JSON report is counted here.
-vitest_run() {
-  local report=$1
-  shift
-  echo "── vitest"
-  rm -f "$report"
-  npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
-  local rc=$?
+# Vitest in two phases, each layer one run of its project (vitest.config.ts) with its own JSON
+# report, counted here. The machine is CPU-bound, so each phase keeps both cores busy and no more:
+# 1. the timing layer (its files one at a time) beside the unit layer on one worker: a timing file
+#    sees one core busy, as its calibration (taken at its start, beside the unit run) does;
+# 2. the e2e layer two files at a time, beside the MCP conformance run (a client waiting on a server).
+count_report() {
+  local name=$1 report=$2 rc=$3
   if [ -f "$report" ]; then
     read -r vp vf < <(node -e "const r=require('./$report');console.log(r.numPassedTests, r.numFailedTests + (r.numTotalTests===0?1:0))")
     passed=$((passed + vp))
     failed=$((failed + vf))
-    if [ "$rc" != "0" ] && [ "$vf" = "0" ]; then failed=$((failed + 1)); echo "FAILED: vitest exited $rc"; fi
+    if [ "$rc" != "0" ] && [ "$vf" = "0" ]; then failed=$((failed + 1)); echo "FAILED: vitest $name exited $rc"; fi
   else
     failed=$((failed + 1))
-    echo "FAILED: vitest wrote no report"
+    echo "FAILED: vitest $name wrote no report"
   fi
 }
-vitest_run .tools/vitest.json
+vitest_project() {
+  local name=$1
+  shift
+  rm -f ".tools/vitest-$name.json"
+  npx vitest run --project "$name" --reporter=default --reporter=json --outputFile.json=".tools/vitest-$name.json" "$@"
+}
 
+echo "── vitest: timing (output below when it ends) beside unit"
+vitest_project timing > .tools/vitest-timing.log 2>&1 &
+timing_pid=$!
+CITEBENCH_UNIT_WORKERS=1 vitest_project unit
+unit_rc=$?
+wait "$timing_pid"
+timing_rc=$?
+echo "── vitest: timing"
+cat .tools/vitest-timing.log
+count_report unit .tools/vitest-unit.json "$unit_rc"
+count_report timing .tools/vitest-timing.json "$timing_rc"
+
+conformance_pid=
 if [ -x scripts/mcp-conformance.sh ]; then
-  step mcp-conformance scripts/mcp-conformance.sh
+  scripts/mcp-conformance.sh > .tools/mcp-conformance.log 2>&1 &
+  conformance_pid=$!
+fi
+echo "── vitest: e2e"
+vitest_project e2e
+count_report e2e .tools/vitest-e2e.json $?
+if [ -n "$conformance_pid" ]; then
+  echo "── mcp-conformance"
+  wait "$conformance_pid"
+  conformance_rc=$?
+  cat .tools/mcp-conformance.log
+  if [ "$conformance_rc" = "0" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: mcp-conformance"; fi
 fi
 
 echo "$passed passed, $failed failed"

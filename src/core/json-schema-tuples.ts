@@ -14,7 +14,7 @@ type Element = z.core.JSONSchema._JSONSchema;
  * (draft-07). Both are valid, each in its own draft, and each is misread in the other: Prism 5
  * validates a schema without `$schema` as draft-07, ignores `prefixItems` and reads `items: false`
  * as "no element at all" (764 response violations in 28 of the 415 requests of
- * test/e2e/openapi-prism.test.ts), and a 2020-12 reader (MCP's default dialect since 2025-11-25)
+ * test/e2e/openapi-prism.suite.ts), and a 2020-12 reader (MCP's default dialect since 2025-11-25)
  * refuses the draft-07 array form (4 of the 6 tool output schemas). Position is lost, so a tuple's
  * description says which element is which.
  */

@@ -100,7 +100,8 @@ describe('the demo clock: simulated = anchor + (wall − anchorWall) × DEMO_SPE
     let now = 0;
     // Quiet, the simulated midnight and its freeze grace pass ~10 s after the start.
     const end = Date.now() + 2 * STEP_MS;
-    while (now < closed + 60_000 && Date.now() < end) {
+    // At least ten polls: on a busy machine the start-up alone can take the clock past the close.
+    while ((now < closed + 60_000 || polls < 10) && Date.now() < end) {
       const before = simulated(Date.now());
       const f = (await (await fetch(`${p.base}/api/freshness`)).json()) as Freshness;
       const after = simulated(Date.now());
@@ -120,7 +121,7 @@ describe('the demo clock: simulated = anchor + (wall − anchorWall) × DEMO_SPE
       polls++;
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(polls).toBeGreaterThan(10);
+    expect(polls).toBeGreaterThanOrEqual(10);
     expect(now).toBeGreaterThanOrEqual(closed);
     // The day closed on the demo clock and was frozen: its snapshot and a Stat pinned to it.
     await until200(`${p.base}/api/citable/2026-03-10`, STEP_MS, p);

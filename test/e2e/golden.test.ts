@@ -8,9 +8,12 @@ import {
   type GoldenEntry,
   type GoldenRun,
   goldenRequests,
-  startGoldenDemo,
+  type SharedGolden,
+  sharedGoldenRun,
 } from '../helpers/golden.ts';
 import { isJsonLike, openApiValidator } from '../helpers/openapi.ts';
+// Prism's checks read the same golden demo (one demo per file: it costs half a minute of a core).
+import './openapi-prism.suite.ts';
 
 /**
  * One demo run at a fixed seed and clock, checked two ways (one run, since building it is most of
@@ -50,12 +53,11 @@ function templateOf(paths: readonly string[], path: string): string | undefined 
 }
 
 let run: GoldenRun;
-let captured: Awaited<ReturnType<typeof captureGolden>>;
+let captured: SharedGolden['captured'];
 let golden: GoldenCorpus;
 beforeAll(async () => {
   golden = JSON.parse(await readFile(GOLDEN_FILE, 'utf8')) as GoldenCorpus;
-  run = await startGoldenDemo();
-  captured = await captureGolden(run.url);
+  ({ run, captured } = await sharedGoldenRun());
 }, 600_000);
 afterAll(async () => {
   await run?.close();

@@ -349,6 +349,26 @@ export interface GoldenRun {
   close(): Promise<void>;
 }
 
+/** A golden demo and the corpus captured from it before any other request reached it. */
+export interface SharedGolden {
+  readonly run: GoldenRun;
+  readonly captured: Awaited<ReturnType<typeof captureGolden>>;
+}
+let shared: Promise<SharedGolden> | undefined;
+
+/**
+ * One golden demo for the suites of a test file that read it (its golden bytes, Prism's checks),
+ * since a demo costs half a minute of a core. The corpus is captured first, whichever suite asks
+ * first: other requests would move what it records (the MCP route's rate-limit headers).
+ */
+export function sharedGoldenRun(): Promise<SharedGolden> {
+  shared ??= (async () => {
+    const run = await startGoldenDemo();
+    return { run, captured: await captureGolden(run.url) };
+  })();
+  return shared;
+}
+
 /**
  * The demo in-process: a real service on a socket, the real harness backfilling 3 days from the
  * simulated providers at GOLDEN_SEED, then stopped (no live cycle), on a clock fixed at GOLDEN_NOW.

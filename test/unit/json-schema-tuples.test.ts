@@ -8,7 +8,7 @@ import { type Running, startServer } from '../helpers/server.ts';
 /**
  * Tuples are published as bounded arrays (src/core/json-schema-tuples.ts): `prefixItems` with
  * `items: false` is read by Prism 5 and common generators as "no element", and the draft-07 form
- * (`items: [...]`) is invalid for a 2020-12 reader, MCP's default dialect. test/e2e/openapi-prism.test.ts
+ * (`items: [...]`) is invalid for a 2020-12 reader, MCP's default dialect. test/e2e/openapi-prism.suite.ts
  * checks the answers through Prism itself; this checks the shapes in process.
  */
 

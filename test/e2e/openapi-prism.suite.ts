@@ -1,7 +1,7 @@
 /**
  * Every answer validates against the served OpenAPI document as third-party tools read it, not only
- * as our own Ajv 2020 reads it (test/e2e/golden.test.ts). One golden demo (data for every
- * benchmark, a frozen day) is read two ways:
+ * as our own Ajv 2020 reads it (test/e2e/golden.test.ts, which imports this suite so that both read
+ * one golden demo: data for every benchmark, a frozen day). The demo is read two ways:
  * - through Prism 5 (@stoplight/prism-cli) as a validating proxy: every documented path with valid
  *   and invalid parameters (unknown slug, bad date, bad format, out-of-range sizes, revalidation),
  *   one request at a time, and Prism must report no response violation (counted per request in its
@@ -17,7 +17,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, dayStart } from '../../src/core/dates.ts';
-import { GOLDEN_NOW, type GoldenRun, startGoldenDemo } from '../helpers/golden.ts';
+import { GOLDEN_NOW, type GoldenRun, sharedGoldenRun } from '../helpers/golden.ts';
 import { freePort, ROOT, type ServiceProcess, spawnService } from '../helpers/service-process.ts';
 
 const PRISM = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');
@@ -283,7 +283,7 @@ let answers: Answer[] = [];
 const started = Date.now();
 
 beforeAll(async () => {
-  run = await startGoldenDemo();
+  ({ run } = await sharedGoldenRun());
   doc = (await (await fetch(`${run.url}/api/openapi.json`)).json()) as Doc;
   dir = await mkdtemp(join(tmpdir(), 'citebench-prism-'));
   const docFile = join(dir, 'openapi.json');
@@ -342,7 +342,7 @@ afterAll(async () => {
     prism.child.kill();
     await prism.exited();
   }
-  await run?.close();
+  // The golden demo is closed by test/e2e/golden.test.ts, whose file this suite runs in.
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -233,7 +233,8 @@ describe('kill -9 during the backfill or mid-write, then restart on the same DAT
     const planned = (plan?.slots ?? []).filter((x) => x.benchmark === TRADE || x.benchmark === NETWORK);
     expect(planned.length).toBeGreaterThan(51);
     expect(planned.filter((x) => !slots.get(x.benchmark)?.has(x.at))).toEqual([]);
-    const upToPlanEnd = (b: string) => new Set([...(slots.get(b) ?? [])].filter((t) => t <= (plan?.end ?? 0)));
+    const upToPlanEnd = (b: string) =>
+      new Set([...(slots.get(b) ?? [])].filter((t) => t <= (plan?.end ?? 0)));
     const trade = upToPlanEnd(TRADE);
     expectContiguous(trade, CADENCE[TRADE] as number);
     expectContiguous(upToPlanEnd(NETWORK), CADENCE[NETWORK] as number);

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  captureGolden,
   GOLDEN_FILE,
   GOLDEN_OPENAPI_FILE,
   type GoldenCorpus,

@@ -69,6 +69,26 @@ export function laneGate(
       serve(req, res);
       return;
     }
+    if (hasBody(req)) {
+      // Its body first, outside the lane: a client that sends it slowly (or never, as a lying
+      // Content-Length) holds its own socket until the server's request timeout, not one of its
+      // lane's running jobs. Two such POSTs held the MCP lane for the 56 s of that timeout.
+      readBody(req, (read) => {
+        if (read === 'aborted') return;
+        if (read === 'too_large') {
+          lanes.noteOutside();
+          serve(req, res);
+          return;
+        }
+        enter(lane, req, res);
+      });
+      return;
+    }
+    enter(lane, req, res);
+  };
+  return { listener, lanes };
+
+  function enter(lane: LaneName, req: IncomingMessage, res: ServerResponse): void {
     const queued = lanes.submit(lane, (done) => {
       res.once('close', done);
       // A client that left while its request waited costs nothing more.
@@ -78,8 +98,51 @@ export function laneGate(
       serve(req, res);
     });
     if (!queued) refuse(req, res, lane);
+  }
+}
+
+/**
+ * The largest body a lane route takes (the MCP door's 64 KiB): a longer one is not buffered here,
+ * and its route refuses it (413) without the work its lane bounds.
+ */
+export const LANE_BODY_MAX_BYTES = 64 * 1024;
+
+/** A request that carries a body: GET and HEAD take none (the router refuses one with 413). */
+function hasBody(req: IncomingMessage): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD') return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+type BodyRead = 'read' | 'too_large' | 'aborted';
+
+/**
+ * Reads the whole body into `rawBody`, which @hono/node-server hands the route as the request's
+ * body (the stream itself is then spent). Past LANE_BODY_MAX_BYTES it stops and keeps what it read:
+ * the route sees a body over its cap and answers 413 (closing the connection). A declared length
+ * over the cap is not read at all.
+ */
+function readBody(req: IncomingMessage, then: (read: BodyRead) => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > LANE_BODY_MAX_BYTES) return then('too_large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const finish = (read: BodyRead) => {
+    req.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
+    if (read !== 'aborted') Object.assign(req, { rawBody: Buffer.concat(chunks, size) });
+    then(read);
   };
-  return { listener, lanes };
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.byteLength;
+    if (size > LANE_BODY_MAX_BYTES) {
+      req.pause();
+      finish('too_large');
+    }
+  };
+  const onEnd = () => finish('read');
+  const onAbort = () => finish('aborted');
+  req.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort);
 }
 
 function registerLaneMetrics(lanes: FairLanes, metrics: Registry): void {

@@ -124,7 +124,10 @@ type BodyRead = 'read' | 'too_large' | 'aborted';
  */
 function readBody(req: IncomingMessage, then: (read: BodyRead) => void): void {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > LANE_BODY_MAX_BYTES) return then('too_large');
+  if (Number.isFinite(declared) && declared > LANE_BODY_MAX_BYTES) {
+    then('too_large');
+    return;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   const finish = (read: BodyRead) => {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { FairLanes } from '../concurrency/fair-lanes.ts';
+import { eventLoopMeter, FairLanes } from '../concurrency/fair-lanes.ts';
 import { LANES, type LaneName, laneOf } from './lane-table.ts';
 import { answer503 } from './starting.ts';
 
@@ -25,6 +25,12 @@ export const UNMETERED_JOB_MS = 1;
 const LEARN_UNMETERED = { windowMs: 250, minJobs: 20, minMs: 0.05, maxMs: 5 } as const;
 const CONTENDED_MS = 50;
 const MAX_CREDIT_MS = 5;
+/**
+ * The loop counts as busy, and the share applies, from 85% utilization over 50 ms windows: below
+ * it, cached reads find the loop free within a turn, and the lanes may use the rest.
+ */
+export const LANES_BUSY_ABOVE = 0.85;
+const LOOP_WINDOW_MS = 50;
 
 /** Seconds a refused client is asked to wait: a queue drains in well under that. */
 export const LANE_RETRY_AFTER_S = 1;
@@ -56,8 +62,12 @@ export function laneGate(
     maxCreditMs: MAX_CREDIT_MS,
     unmeteredMs: UNMETERED_JOB_MS,
     learnUnmeteredMs: LEARN_UNMETERED,
+    busyAbove: LANES_BUSY_ABOVE,
+    loop: eventLoopMeter(LOOP_WINDOW_MS),
   });
   registerLaneMetrics(lanes, metrics);
+  const bodies = { reading: 0 };
+  registerBodyGauge(metrics, () => bodies.reading);
   const listener: Listener = (req, res) => {
     if (replay(req, res)) {
       lanes.noteOutside();
@@ -73,7 +83,9 @@ export function laneGate(
       // Its body first, outside the lane: a client that sends it slowly (or never, as a lying
       // Content-Length) holds its own socket until the server's request timeout, not one of its
       // lane's running jobs. Two such POSTs held the MCP lane for the 56 s of that timeout.
+      bodies.reading++;
       readBody(req, (read) => {
+        bodies.reading--;
         if (read === 'aborted') return;
         if (read === 'too_large') {
           lanes.noteOutside();
@@ -146,6 +158,19 @@ function readBody(req: IncomingMessage, then: (read: BodyRead) => void): void {
   const onEnd = () => finish('read');
   const onAbort = () => finish('aborted');
   req.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort);
+}
+
+/** Lane requests whose body is still arriving: a slow or stalled upload shows here, not in a lane. */
+function registerBodyGauge(metrics: Registry, reading: () => number): void {
+  if (metrics.getSingleMetric('http_lane_reading_body')) return;
+  new Gauge({
+    name: 'http_lane_reading_body',
+    help: 'Requests of an expensive class whose body is still arriving, before their lane',
+    registers: [metrics],
+    collect() {
+      this.set(reading());
+    },
+  });
 }
 
 function registerLaneMetrics(lanes: FairLanes, metrics: Registry): void {

@@ -134,6 +134,30 @@ describe('FairLanes', () => {
     expect(alone).toBeGreaterThan(4 * contended);
   }, 30_000);
 
+  it('with idle time on the loop, requests outside the lanes do not hold them: the share applies from busyAbove', async () => {
+    const run = async (utilization: number) => {
+      const loop = { utilization: () => utilization };
+      const lanes = new FairLanes(
+        { a: { running: 1, queued: 10_000 } },
+        { ...opts, unmeteredMs: 2, busyAbove: 0.85, loop },
+      );
+      lanes.noteOutside();
+      for (let i = 0; i < 10_000; i++) lanes.submit('a', (done) => done());
+      const keepAlive = setInterval(() => lanes.noteOutside(), 5);
+      await sleep(400);
+      clearInterval(keepAlive);
+      const started = lanes.stats()[0]?.started ?? 0;
+      lanes.noteOutside();
+      return started;
+    };
+    const idle = await run(0.3);
+    const busy = await run(0.95);
+    // Busy: held to the share as before (25% of 400 ms plus the 5 ms cap, at 2 ms a job: ~53).
+    expect(busy).toBeLessThanOrEqual(Math.ceil((0.25 * 400 + 5) / 2) + 3);
+    // Idle: one job per loop turn, as with no request outside the lanes at all.
+    expect(idle).toBeGreaterThan(4 * busy);
+  }, 30_000);
+
   it('learns what its jobs cost unmetered while they run alone, and charges that under contention', async () => {
     const learn = { windowMs: 100, minJobs: 5, minMs: 0.05, maxMs: 5 };
     // Each job ends at once (its metered part ~0) and then costs the loop ~1.5 ms in a later

@@ -141,12 +141,11 @@ describe('signals to the real process', () => {
     sock.write(
       `POST /api/mcp/mcp HTTP/1.1\r\nhost: 127.0.0.1:${p.port}\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{"jsonrpc"`,
     );
-    // In flight once its lane has started it (the service counts it in /metrics).
+    // In flight once the service reads its body (it counts it in /metrics, before any lane).
     await until(
-      async () =>
-        /http_lane_started_total\{lane="mcp"\} 1/.test(await (await fetch(`${p.base}/metrics`)).text()),
+      async () => /http_lane_reading_body 1/.test(await (await fetch(`${p.base}/metrics`)).text()),
       UP_MS,
-      'MCP request started',
+      'MCP request in flight',
     );
     p.child.kill('SIGTERM');
     await p.waitFor(/shutting down/, STOP_MS);

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { MAX_SYNTHETIC_PROVIDERS } from './core/providers.ts';
 import { sourceUrlProblem } from './core/source-url.ts';
+import { ProblemsError } from './problems-error.ts';
 
 const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
@@ -169,20 +170,7 @@ export interface Config {
   readonly syntheticProviders: number;
 }
 
-export class ConfigError extends Error {
-  // Private, so an error compares equal to one built from its message alone (tests do).
-  readonly #problems: readonly string[];
-
-  constructor(message: string, problems: readonly string[] = [message]) {
-    super(message);
-    this.#problems = problems;
-  }
-
-  /** Each problem alone, as a line says it (`invalid configuration: PORT=abc is not a port …`). */
-  get problems(): readonly string[] {
-    return this.#problems;
-  }
-}
+export class ConfigError extends ProblemsError {}
 
 /**
  * `PORT=abc is not a port …`: the variable, the value given (shortened) and what is wrong. A

@@ -2,7 +2,7 @@ import { DAY_MS } from './dates.ts';
 import { comparablePairs, latestRows } from './rows.ts';
 import type { Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
-import { quantileOfOrder, round6, sortFloat64 } from './stats.ts';
+import { lowerBound, quantileOfOrder, round6, sortFloat64 } from './stats.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -181,18 +181,6 @@ function rankComparable(own: { readonly v: ArrayLike<number>; readonly shared: A
   const rank = new Int32Array(n);
   for (let i = 0; i < n; i++) if (own.shared[i] === 1) rank[i] = lowerBound(distinct, own.v[i] as number);
   return { distinct, rank };
-}
-
-/** Index of the first element of ascending `a` not below `x`. */
-function lowerBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** How many of each of `size` ranks are held, with the k-th smallest held found in O(log size). */

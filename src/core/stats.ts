@@ -214,6 +214,18 @@ export function round6(x: number): number {
   return Number(x.toPrecision(6));
 }
 
+/** Index of the first element of ascending `a` not below `x` (a.length when none is). */
+export function lowerBound(a: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((a[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Index of the first element of ascending `a` greater than `x` (a.length when none is). */
 export function upperBound(a: readonly number[], x: number): number {
   let lo = 0;

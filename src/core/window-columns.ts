@@ -3,6 +3,7 @@ import { type PairAccess, pairedAgainstBy } from './paired.ts';
 import { cellIdOf, probeSucceeded, successRateOf, type WindowSamples } from './rows.ts';
 import type { Labels, Sample } from './samples.ts';
 import { windowP50s } from './series.ts';
+import { lowerBound } from './stats.ts';
 
 /**
  * Cells × cycles past which the per-(cell, cycle) arrays stop being small (5 bytes a slot, 80 MB
@@ -376,16 +377,4 @@ function mergeUnique(a: Float64Array, b: Float64Array): Float64Array {
   while (i < a.length) out[n++] = a[i++] as number;
   while (j < b.length) out[n++] = b[j++] as number;
   return out.subarray(0, n);
-}
-
-/** Index of the first element of ascending `a` not below `x`. */
-function lowerBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeVar, intVar } from '../config.ts';
 import { PROVIDERS } from '../core/providers.ts';
+import { ProblemsError } from '../problems-error.ts';
 import { loadRpcConfig, type RpcConfig } from './rpc-config.ts';
 
 /** Providers the harness has adapters for, with their production base URLs. */
@@ -97,20 +98,7 @@ const providerSchema = z.object({
   concurrency: optionalPositiveInt,
 });
 
-export class HarnessConfigError extends Error {
-  // Private, so an error compares equal to one built from its message alone (tests do).
-  readonly #problems: readonly string[];
-
-  constructor(message: string, problems: readonly string[] = [message]) {
-    super(message);
-    this.#problems = problems;
-  }
-
-  /** Each problem alone, as a line says it (`invalid harness configuration: HARNESS_TIMEOUT_MS=soon …`). */
-  get problems(): readonly string[] {
-    return this.#problems;
-  }
-}
+export class HarnessConfigError extends ProblemsError {}
 
 /**
  * Validates the harness environment; the error names every bad variable with the value it was

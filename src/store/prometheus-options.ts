@@ -1,3 +1,4 @@
+import { ProblemsError } from '../problems-error.ts';
 /**
  * What a Prometheus store is opened with, and the check of its URLs. Its own module so the store
  * (which validates URLs it is given) and the environment loader (prometheus-config.ts, which builds
@@ -45,20 +46,8 @@ export interface PrometheusStoreOptions {
   readonly skipStartupCheck?: boolean;
 }
 
-export class StoreConfigError extends Error {
+export class StoreConfigError extends ProblemsError {
   override readonly name = 'StoreConfigError';
-  // Private, so an error compares equal to one built from its message alone (tests do).
-  readonly #problems: readonly string[];
-
-  constructor(message: string, problems: readonly string[] = [message]) {
-    super(message);
-    this.#problems = problems;
-  }
-
-  /** Each problem alone, as a line says it; the message joins them with "; ". */
-  get problems(): readonly string[] {
-    return this.#problems;
-  }
 }
 
 /**

@@ -11,7 +11,8 @@ import { cpus } from 'node:os';
 import { withLeaderTests } from '../src/core/leader-tests.ts';
 import { prng } from '../src/core/prng.ts';
 import { registerSyntheticProviders } from '../src/core/providers.ts';
-import { rankRows, windowRows } from '../src/core/rows.ts';
+import { rankRows } from '../src/core/rank-rows.ts';
+import { windowRows } from '../src/core/rows.ts';
 import type { Sample } from '../src/core/samples.ts';
 
 const SPECS = 1000;

@@ -103,7 +103,13 @@ export const significanceSchema = z
     margin: z
       .number()
       .min(0)
-      .describe("The benchmark's tieMargin, in its unit: the smallest p50 difference worth a verdict."),
+      .describe("The benchmark's tieMargin, in its unit: the smallest difference worth a verdict."),
+    delta: z
+      .number()
+      .optional()
+      .describe(
+        "A ranked row's test against the leader: the leader's ranked statistic minus this row's, both over the (cell, cycle) pairs the two were measured on (compare's pairs); absent when they share none, and in snapshots frozen before it was published.",
+      ),
   })
   .meta({ id: 'Significance' });
 

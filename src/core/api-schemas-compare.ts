@@ -21,10 +21,28 @@ export const compareRowSchema = z.object({
       "Window benchmarks, when the two share pairs: the interval (at least 95% coverage, from order statistics) of aValue's p50 over those same shared samples; null below 6.",
     ),
   bCi95: intervalSchema.optional().describe('As aCi95, for bValue.'),
+  ranked: z
+    .object({ statistic: z.enum(['mean']), a: z.number(), b: z.number() })
+    .optional()
+    .describe(
+      "Benchmarks ranked by another statistic than p50 (the spec's rankBy): each side's ranked statistic over the same shared pairs as aValue and bValue; the verdict's difference is a − b of these.",
+    ),
+  reliability: z
+    .object({
+      moreReliable: z.enum(['a', 'b']).nullable(),
+      failureGap: z.number(),
+      pValue: z.number().min(0).max(1),
+      pairs: z.int().min(0),
+      margin: z.number().min(0),
+    })
+    .optional()
+    .describe(
+      "Window benchmarks, when the two share pairs: a's failure share minus b's (percentage points) on the probes both were sent on the same cell and cycle, the sign test on per-(region, cycle) failure-share differences, and the benchmark's reliabilityMargin. moreReliable names the side that fails less by more than the margin at p < 0.05; that side wins whatever the values (reliability ranks before speed), as it ranks above the other.",
+    ),
   winner: z
     .enum(['a', 'b', 'tie'])
     .describe(
-      'Window benchmarks: a side wins only when the sign test gives p < 0.05, the p50s differ by more than the margin, and most paired values favour it; otherwise a tie.',
+      'Window benchmarks: the more reliable side (reliability.moreReliable) wins; otherwise a side wins only when the sign test gives p < 0.05, the ranked statistics differ by more than the margin, and most paired values favour it; otherwise a tie (conflicting when the test and the difference point opposite ways).',
     ),
   delta: z
     .number()
@@ -37,7 +55,7 @@ export const compareRowSchema = z.object({
     .string()
     .nullable()
     .describe(
-      "Why the row is not comparable: no-data:<slug>, unresponsive:<slug>, different-kinds, no-shared-pairs (never measured on the same cell and cycle in the window: each value is its own ranking row) or insufficient-data (fewer shared samples than the benchmark's minSamples). Why a comparable row is a statistical tie: not-significant (sign test p ≥ 0.05), within-margin (|delta| ≤ margin) or direction-disagrees (most paired values favour the side with the worse p50).",
+      "Why the row is not comparable: no-data:<slug>, unresponsive:<slug>, different-kinds, no-shared-pairs (never measured on the same cell and cycle in the window: each value is its own ranking row) or insufficient-data (fewer shared samples than the benchmark's minSamples). Why a comparable row is a statistical tie: not-significant (sign test p ≥ 0.05), within-margin (|delta| ≤ margin) or conflicting (significant and beyond the margin, but most paired values favour the side with the worse statistic: the data separate the two in opposite directions, which is not called a tie in words).",
     ),
   significance: significanceSchema
     .optional()

@@ -63,6 +63,18 @@ export const rankingRowSchema = z
         "Trade-capture benchmarks: recall against the chain's own Swap logs (|P ∩ T_fin| / |T_fin| × 100) on the (cell, cycle) pairs behind the row that had ground truth, percent; null when none had.",
       ),
     lastSampleAt: z.iso.datetime(),
+    partialCoverage: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Window benchmarks: the view's comparable cells (label=value pairs, region last) this provider was not measured on while others were. Rankings pool each row's own cells, so such a row's statistic is over other cells than the rest; its tests against the leader and in compare use only the pairs both were measured on (vsLeader.delta). Absent when the row covers every cell.",
+      ),
+    lessReliableThan: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Window benchmarks: the providers (slugs) whose failure share on the probes both were sent is lower than this row's by more than the benchmark's reliabilityMargin, with the paired sign test on (region, cycle) failure shares at p < 0.05. Rows are ranked by how many such providers they have (fewest first), then by the ranked statistic: failing cannot buy a rank. Absent when there is none.",
+      ),
     vsLeader: significanceSchema
       .optional()
       .describe(
@@ -72,7 +84,7 @@ export const rankingRowSchema = z
       .boolean()
       .optional()
       .describe(
-        "Ranked rows below the leader (window benchmarks): true when the data cannot separate this row from the leader: the sign test's p is not below 0.05, the p50s differ by no more than the benchmark's tieMargin, or most paired values favour this row.",
+        "Ranked rows below the leader (window benchmarks): true when the data do not put the leader ahead: the sign test's p is not below 0.05, the ranked statistics over shared pairs (vsLeader.delta) differ by no more than the benchmark's tieMargin, or the evidence conflicts (most paired values favour this row, which is named as conflicting, never a statistical tie). False for a row ranked below a leader more reliable than it (lessReliableThan).",
       ),
     audit: z
       .url()

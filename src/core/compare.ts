@@ -1,5 +1,5 @@
 import type { Compare, CompareRow } from './api-schemas.ts';
-import { formatP, marginPhrase } from './format.ts';
+import { formatP, formatValue, marginPhrase } from './format.ts';
 import { type Interval, type SignTest, verdict } from './uncertainty.ts';
 import { type Site, urls } from './urls.ts';
 
@@ -41,7 +41,20 @@ export interface CompareInput {
    * Window mode, when the two share pairs: the sign test on their per-cycle paired values (a − b),
    * the spec's tieMargin, and whether either side has fewer shared samples than minSamples.
    */
-  readonly paired?: { readonly test: SignTest; readonly margin: number; readonly insufficient: boolean };
+  readonly paired?: {
+    readonly test: SignTest;
+    readonly margin: number;
+    readonly insufficient: boolean;
+    /** The ranked statistic of each side over the shared pairs, when it is not p50 (rankBy). */
+    readonly ranked?: { readonly statistic: 'mean'; readonly a: number; readonly b: number };
+    /** Failure shares on the shared probes (core/reliability.ts), with the spec's reliabilityMargin. */
+    readonly reliability?: {
+      readonly moreReliable: 'a' | 'b' | null;
+      readonly failureGap: number;
+      readonly test: SignTest;
+      readonly margin: number;
+    };
+  };
 }
 
 /**
@@ -77,10 +90,16 @@ export function compareRow(i: CompareInput): CompareRow {
   const comparable = reason === null && aValue !== null && bValue !== null;
   let winner: CompareRow['winner'] = 'tie';
   let why = reason;
-  if (comparable && i.paired) {
+  const rel = i.paired?.reliability;
+  if (comparable && i.paired && rel?.moreReliable) {
+    // Reliability ranks before speed: the side failing less wins, as it ranks above the other.
+    winner = rel.moreReliable;
+    why = null;
+  } else if (comparable && i.paired) {
+    const ranked = i.paired.ranked;
     const v = verdict({
       test: i.paired.test,
-      delta: aValue - bValue,
+      delta: ranked ? ranked.a - ranked.b : aValue - bValue,
       margin: i.paired.margin,
       higherIsBetter: i.higherIsBetter,
     });
@@ -108,6 +127,17 @@ export function compareRow(i: CompareInput): CompareRow {
     bValue,
     // A window p50 is never shown without its interval (the pair rule's samples, as the value).
     ...(i.paired && { aCi95: i.a.ci95 ?? null, bCi95: i.b.ci95 ?? null }),
+    ...(comparable && i.paired?.ranked && { ranked: i.paired.ranked }),
+    ...(comparable &&
+      rel && {
+        reliability: {
+          moreReliable: rel.moreReliable,
+          failureGap: rel.failureGap,
+          pValue: rel.test.pValue,
+          pairs: rel.test.pairs,
+          margin: rel.margin,
+        },
+      }),
     winner,
     delta: comparable ? Number((aValue - bValue).toPrecision(12)) : null,
     comparable,
@@ -133,15 +163,19 @@ export function compareVerdict(row: CompareRow, aName: string, bName: string): s
   const sig = row.significance;
   if (row.winner === 'tie' && sig) {
     if (row.reason === 'within-margin') return `tied within the ${marginPhrase(sig.margin, row.unit)} margin`;
-    if (row.reason === 'direction-disagrees') {
+    if (row.reason === 'conflicting') {
       const better = (row.delta ?? 0) > 0 === row.higherIsBetter ? aName : bName;
       const other = better === aName ? bName : aName;
-      return `statistically tied: ${better} has the better p50, but most of ${sig.pairs} cycles favour ${other}`;
+      return `conflicting evidence, no winner: ${better} has the better p50, but most of ${sig.pairs} cycles favour ${other}`;
     }
     return `statistically tied (sign test ${formatP(sig.pValue)}, ${sig.pairs} cycles)`;
   }
   if (row.winner === 'tie') return 'tie';
-  return `${row.winner === 'a' ? aName : bName} ahead`;
+  const winnerName = row.winner === 'a' ? aName : bName;
+  const rel = row.reliability;
+  if (rel?.moreReliable === row.winner)
+    return `${winnerName} ahead: fails less, by ${formatValue(Math.abs(rel.failureGap), 'count')} points of probes (sign test ${formatP(rel.pValue)}, ${rel.pairs} cycles)`;
+  return `${winnerName} ahead`;
 }
 
 /** Head-to-head on every benchmark whose spec declares both providers (spec 4.3). */

@@ -39,8 +39,10 @@ export function tieReasonPhrase(
   pairs?: number,
 ): string {
   if (t.reason === 'within-margin') return `within the ${marginPhrase(t.margin, unit)} margin`;
-  if (t.reason === 'direction-disagrees')
-    return pairs === undefined ? `most cycles favour ${t.name}` : `most of ${pairs} cycles favour ${t.name}`;
+  if (t.reason === 'conflicting')
+    return pairs === undefined
+      ? `the evidence conflicts: most cycles favour ${t.name}`
+      : `the evidence conflicts: most of ${pairs} cycles favour ${t.name}`;
   return `sign test ${formatP(t.pValue)}${pairs === undefined ? '' : `, ${pairs} cycles`}`;
 }
 

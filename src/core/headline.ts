@@ -21,6 +21,8 @@ export interface HeadlineInput {
   readonly superlative?: string;
   /** Ranked rows the data cannot separate from the leader (tiedWithLeader), in rank order. */
   readonly tiedWithLeader?: readonly TiedRow[];
+  /** The ranked statistic the value is (window benchmarks; default p50). */
+  readonly statistic?: 'p50' | 'mean';
   /** The spec's minSamples, when nothing is ranked because every candidate row has fewer samples. */
   readonly tooFewSamples?: number;
 }
@@ -45,10 +47,11 @@ export function utcMinute(ms: number): string {
 
 /**
  * The window note says what the number is: a value carried forward between measurements (a
- * listing count) is dated by its own sample; a window statistic is the p50 over 24 h.
+ * listing count) is dated by its own sample; a window statistic is the ranked one (p50 or mean) over 24 h.
  */
-function windowNote(asOf: number | null | undefined, filterLabel: string | null): string {
-  const parts = asOf !== null && asOf !== undefined ? [`as of ${utcMinute(asOf)}`] : ['p50 over 24h'];
+function windowNote(asOf: number | null | undefined, filterLabel: string | null, statistic: string): string {
+  const parts =
+    asOf !== null && asOf !== undefined ? [`as of ${utcMinute(asOf)}`] : [`${statistic} over 24h`];
   if (filterLabel) parts.push(filterLabel);
   return parts.join(', ');
 }
@@ -79,7 +82,7 @@ export function headline(h: HeadlineInput): string {
     }
     return `${h.title}${scope}. No measurements in the last 24h.`;
   }
-  const note = windowNote(h.asOf, h.filterLabel);
+  const note = windowNote(h.asOf, h.filterLabel, h.statistic ?? 'p50');
   const tied = h.tiedWithLeader ?? [];
   if (tied.length > 0) {
     // A lead the data cannot support is not called a lead: the top is shared, and the reason given.
@@ -89,7 +92,11 @@ export function headline(h: HeadlineInput): string {
       tied.length === 1
         ? tieReasonPhrase(tied[0] as TiedRow, h.unit)
         : tied.map((t) => `${t.name}: ${tieReasonPhrase(t, h.unit)}`).join('; ');
-    return `${h.title}: ${names} are statistically tied at the top (${values}, ${note}; ${why}).`;
+    // Data that separate two providers in opposite directions are not a statistical tie.
+    const verb = tied.every((t) => t.reason !== 'conflicting')
+      ? 'are statistically tied at the top'
+      : 'cannot be separated at the top';
+    return `${h.title}: ${names} ${verb} (${values}, ${note}; ${why}).`;
   }
   if (h.superlative !== undefined) {
     return `${h.title}: ${h.leaderName} is ${h.superlative} at ${formatValue(h.value, h.unit)} (${note}).`;

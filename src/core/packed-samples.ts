@@ -1,3 +1,4 @@
+import type { RankStatistic } from './rank-rows.ts';
 import type { Labels, Sample } from './samples.ts';
 import type { SeriesInput } from './series.ts';
 
@@ -128,6 +129,8 @@ export interface PackedSeriesInput {
   /** The cell labels of a `window` derivation; empty for `latest`. */
   readonly cellLabels: readonly string[];
   readonly samples: PackedSamples;
+  /** The ranked statistic of a `window` derivation (its rankBy). */
+  readonly statistic?: RankStatistic;
 }
 
 /** The input core/series.ts evaluates, unpacked where it is evaluated. */
@@ -135,7 +138,7 @@ export function unpackSeriesInput(p: PackedSeriesInput): SeriesInput {
   const samples = unpackSamples(p.samples);
   return p.mode === 'latest'
     ? { mode: 'latest', samples }
-    : { mode: 'window', cellLabels: p.cellLabels, values: samples };
+    : { mode: 'window', cellLabels: p.cellLabels, values: samples, statistic: p.statistic ?? 'p50' };
 }
 
 /** The samples from index `from` (inclusive) to `to` (exclusive), all by default. */

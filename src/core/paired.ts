@@ -7,6 +7,15 @@ export interface PairedValues {
   readonly diffs: number[];
   /** (cell, cycle) pairs both were measured on: the samples each side has in common. */
   readonly sharedSamples: number;
+  /** a's and b's values on those shared pairs, side by side (index i is one pair): Δ's samples. */
+  readonly a: Float64Array;
+  readonly b: Float64Array;
+  /**
+   * True when no provider can have two samples on one (cell, cycle) (each of its series has a
+   * cell of its own, and its times ascend): then shared samples as many as a side's row counts
+   * are exactly that row's samples.
+   */
+  readonly unique?: boolean;
 }
 
 /**
@@ -88,6 +97,8 @@ export function pairedAgainstBy<S>(a: readonly S[], x: PairAccess<S>): (b: reado
     // and no array of their own.
     const keyOf = new Int32Array(b.length).fill(-1);
     const diffOf = new Float64Array(b.length);
+    const aOf = new Float64Array(b.length);
+    const bOf = new Float64Array(b.length);
     const start = new Uint32Array(slots + 1);
     let sharedSamples = 0;
     // b's samples of one cell come together (a store reads series by series): its lookup once per run.
@@ -104,10 +115,13 @@ export function pairedAgainstBy<S>(a: readonly S[], x: PairAccess<S>): (b: reado
       }
       const av = cell?.values[ti];
       if (cell === undefined || av === undefined || Number.isNaN(av)) continue;
+      const bv = x.v(s);
+      aOf[sharedSamples] = av;
+      bOf[sharedSamples] = bv;
       sharedSamples++;
       const key = cell.region * times + ti;
       keyOf[j] = key;
-      diffOf[j] = av - x.v(s);
+      diffOf[j] = av - bv;
       start[key + 1] = (start[key + 1] as number) + 1;
     }
     for (let key = 0; key < slots; key++)
@@ -129,6 +143,6 @@ export function pairedAgainstBy<S>(a: readonly S[], x: PairAccess<S>): (b: reado
       if (to - from === 1) diffs.push(placed[from] as number);
       else diffs.push(quantileSorted(placed.subarray(from, to).sort(), 0.5));
     }
-    return { diffs, sharedSamples };
+    return { diffs, sharedSamples, a: aOf.slice(0, sharedSamples), b: bOf.slice(0, sharedSamples) };
   };
 }

@@ -1,4 +1,5 @@
 import type { RankingRow } from './api-schemas.ts';
+import { cellNameOf, flagPartialCoverage } from './coverage.ts';
 import { isoTime } from './format.ts';
 import { publishedPct } from './percent.ts';
 import { providerName } from './providers.ts';
@@ -246,6 +247,7 @@ export function windowRows(
   const ownSamples = byProvider(input.values);
   const ownProbes = byProvider(input.probes);
   const fields = extras.fields;
+  const cellName = cellNameOf(input.cellLabels);
   return windowRowsOf<Sample>(
     providers,
     {
@@ -254,6 +256,17 @@ export function windowRows(
       t: (s) => s.t,
       v: (s) => s.v,
       successRate: (provider) => successRate(ownProbes.get(provider) ?? []),
+      cellsOf: (list) => {
+        // A store hands a series' samples one labels object: its name once per run of them.
+        const out = new Set<string>();
+        let last: Sample['labels'] | undefined;
+        for (const s of list)
+          if (s.labels !== last) {
+            last = s.labels;
+            out.add(cellName(s.labels));
+          }
+        return out;
+      },
     },
     {
       ...(input.minSamples !== undefined && { minSamples: input.minSamples }),
@@ -277,6 +290,11 @@ export interface WindowSamples<S> {
   v(s: S): number;
   /** successRate over the provider's probes in the view. */
   successRate(provider: string): number;
+  /**
+   * The cells of samples by name (cellNameOf); without it no row is checked for partial
+   * coverage. Given the list, so a holder of columns can read it by series, not by sample.
+   */
+  cellsOf?(list: readonly S[]): Set<string>;
 }
 
 /** windowRows over any holder of the view's samples (WindowSamples): the rows' one rule. */
@@ -287,10 +305,16 @@ export function windowRowsOf<S>(
     readonly minSamples?: number;
     readonly unresponsive?: ReadonlySet<string>;
     fields?(provider: string, used: readonly S[]): Record<string, unknown>;
+    /**
+     * Where rows built a few at a time record their cells, to be flagged together once all are
+     * built (flagPartialCoverage); without it the rows of this call are flagged among themselves.
+     */
+    readonly cells?: Map<UnrankedRow, Set<string>>;
   } = {},
 ): UnrankedRow[] {
   const minSamples = extras.minSamples ?? DEFAULT_MIN_SAMPLES;
   const rows: UnrankedRow[] = [];
+  const cellsOf = extras.cells ?? new Map<UnrankedRow, Set<string>>();
   for (const p of providers) {
     const own = samples.own(p.slug);
     if (!own || own.length === 0) continue;
@@ -310,8 +334,11 @@ export function windowRowsOf<S>(
       insufficientData: sorted.length < minSamples,
     });
     if (extras.fields) Object.assign(row, extras.fields(p.slug, used));
-    rows.push(Object.assign(row, { lastSampleAt: isoTime(newest) }));
+    const done = Object.assign(row, { lastSampleAt: isoTime(newest) });
+    rows.push(done);
+    if (samples.cellsOf && !noComparison) cellsOf.set(done, samples.cellsOf(used));
   }
+  if (!extras.cells) flagPartialCoverage(cellsOf);
   return rows;
 }
 
@@ -335,23 +362,4 @@ function msOf(sorted: Float64Array): RankedRow['ms'] {
     p99: round6(quantileSorted(sorted, 0.99)),
     mean: round6(mean(sorted)),
   };
-}
-
-/**
- * Eligible rows by p50 in the benchmark's direction; ties by higher successRate, then larger
- * sampleSize, then slug. Unresponsive, no-comparison and insufficient-data rows keep a row but no
- * rank, after the ranked ones: none can lead.
- */
-export function rankRows(rows: readonly UnrankedRow[], higherIsBetter: boolean): RankedRow[] {
-  const cmp = (a: UnrankedRow, b: UnrankedRow): number => {
-    const d = higherIsBetter ? b.ms.p50 - a.ms.p50 : a.ms.p50 - b.ms.p50;
-    if (d !== 0) return d;
-    if (b.successRate !== a.successRate) return b.successRate - a.successRate;
-    if (b.sampleSize !== a.sampleSize) return b.sampleSize - a.sampleSize;
-    return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0;
-  };
-  const unranked = (r: UnrankedRow) => r.unresponsive || r.noComparison || r.insufficientData === true;
-  const ranked = rows.filter((r) => !unranked(r)).sort(cmp);
-  const dead = rows.filter(unranked).sort(cmp);
-  return [...ranked.map((r, i) => ({ rank: i + 1, ...r })), ...dead.map((r) => ({ rank: null, ...r }))];
 }

@@ -1,4 +1,5 @@
 import { DAY_MS } from './dates.ts';
+import type { RankStatistic } from './rank-rows.ts';
 import { comparablePairs, latestRows } from './rows.ts';
 import type { Sample } from './samples.ts';
 import type { ProviderEntry } from './spec-schema.ts';
@@ -40,7 +41,13 @@ export function seriesGrid(range: SeriesRange, evalTime: number): number[] {
  */
 export type SeriesInput =
   | { readonly mode: 'latest'; readonly samples: readonly Sample[] }
-  | { readonly mode: 'window'; readonly cellLabels: readonly string[]; readonly values: readonly Sample[] };
+  | {
+      readonly mode: 'window';
+      readonly cellLabels: readonly string[];
+      readonly values: readonly Sample[];
+      /** The ranked statistic (the spec's rankBy): p50 by default. */
+      readonly statistic?: RankStatistic;
+    };
 
 /**
  * The value each provider's Stat row would have had at every grid time, by the Stat's own rules: at
@@ -60,7 +67,7 @@ export function evaluateSeries(
 ): Map<string, (number | null)[]> {
   return input.mode === 'latest'
     ? latestSeries(providers, input.samples, timestamps, windowMs)
-    : windowSeries(providers, input.cellLabels, input.values, timestamps, windowMs);
+    : windowSeries(providers, input.cellLabels, input.values, timestamps, windowMs, input.statistic ?? 'p50');
 }
 
 function latestSeries(
@@ -97,6 +104,7 @@ function windowSeries(
   values: readonly Sample[],
   timestamps: readonly number[],
   windowMs: number,
+  statistic: RankStatistic,
 ): Map<string, (number | null)[]> {
   const comparable = comparablePairs(values, cellLabels);
   // One pass groups every provider's samples with their pair's comparability.
@@ -119,9 +127,44 @@ function windowSeries(
       v[i] = s.v;
       shared[i] = s.shared ? 1 : 0;
     });
-    out.set(p.slug, windowP50s({ t, v, shared }, timestamps, windowMs));
+    out.set(p.slug, windowStatistics({ t, v, shared }, timestamps, windowMs, statistic));
   }
   return out;
+}
+
+/**
+ * windowP50s, or the mean of the same comparable values in each window: the series of the
+ * statistic a benchmark ranks by (rows.ts statisticOf), so the sparkline draws what the value is.
+ */
+export function windowStatistics(
+  own: { readonly t: ArrayLike<number>; readonly v: ArrayLike<number>; readonly shared: ArrayLike<number> },
+  timestamps: readonly number[],
+  windowMs: number,
+  statistic: RankStatistic,
+): (number | null)[] {
+  if (statistic === 'p50') return windowP50s(own, timestamps, windowMs);
+  const n = own.t.length;
+  const series: (number | null)[] = [];
+  let lo = 0;
+  let hi = 0;
+  let sum = 0;
+  let count = 0;
+  for (const t of timestamps) {
+    for (; hi < n && (own.t[hi] as number) <= t; hi++)
+      if (own.shared[hi] === 1) {
+        sum += own.v[hi] as number;
+        count++;
+      }
+    for (; lo < hi && (own.t[lo] as number) <= t - windowMs; lo++)
+      if (own.shared[lo] === 1) {
+        sum -= own.v[lo] as number;
+        count--;
+      }
+    // A running sum: exact for whole numbers (head lag's milliseconds), and otherwise within a
+    // few units in the last place of the row's own sum, far below the six digits published.
+    series.push(count === 0 ? null : round6(sum / count));
+  }
+  return series;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FAMILIES, type FamilyShape, metricLabels } from './family.ts';
 import { isSyntheticProvider, PROVIDERS, type ProviderInfo } from './providers.ts';
-import { DEFAULT_MIN_SAMPLES } from './uncertainty.ts';
+import { DEFAULT_MIN_SAMPLES, DEFAULT_RELIABILITY_MARGIN } from './uncertainty.ts';
 
 export const SLUG_RE = /^[a-z0-9][a-z0-9-]{0,79}$/;
 export const DIMENSION_VALUE_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -68,6 +68,16 @@ const windowDerivation = z.strictObject({
   tieMargin: z.number().min(0).max(1e9),
   /** Rows with fewer samples are listed, never ranked; compare rows need as many shared ones. */
   minSamples: z.int().min(6).max(1_000_000).default(DEFAULT_MIN_SAMPLES),
+  /**
+   * The statistic rows are ranked by and the value is: p50, or the mean where p50 is degenerate
+   * (head lag steps by block times, so the best p50s are all 0).
+   */
+  rankBy: z.enum(['p50', 'mean']).default('p50'),
+  /**
+   * A failure share higher than another provider's by more than this many percentage points, with
+   * a significant paired test, ranks a provider below it whatever its speed (core/reliability.ts).
+   */
+  reliabilityMargin: z.number().min(0).max(100).default(DEFAULT_RELIABILITY_MARGIN),
 });
 
 const providerEntry = z.strictObject({

@@ -3,6 +3,7 @@ import { citeBundle } from './citations.ts';
 import { isoTime } from './format.ts';
 import { headline, quote, type TiedRow } from './headline.ts';
 import { tieWithLeader } from './leader-tests.ts';
+import type { RankStatistic } from './rank-rows.ts';
 import { harnessSourceUrl } from './source-url.ts';
 import type { BenchmarkSpec } from './spec-schema.ts';
 import { DIMENSION_NAMES, durationMs } from './spec-schema.ts';
@@ -72,13 +73,24 @@ export function filterLabel(spec: BenchmarkSpec, filters: Filters | null): strin
   return labels.length ? labels.join(', ') : null;
 }
 
+/** The statistic a benchmark's rows are ranked by: the spec's rankBy, p50 for a listing count. */
+export function rankStatisticOf(spec: BenchmarkSpec): RankStatistic {
+  return spec.derivation.mode === 'window' ? spec.derivation.rankBy : 'p50';
+}
+
 /** Rows tied with the leader, with the reason the verdict rule gave (uncertainty.ts). */
-function tiedRows(rows: StatInput['rankings'], leaderValue: number): TiedRow[] {
+function tiedRows(rows: StatInput['rankings'], leaderP50: number, rankBy: RankStatistic): TiedRow[] {
   const out: TiedRow[] = [];
   for (const r of rows) {
-    const reason = tieWithLeader(r, leaderValue);
+    const reason = tieWithLeader(r, leaderP50);
     if (reason === null || !r.vsLeader) continue;
-    out.push({ name: r.name, value: r.ms.p50, pValue: r.vsLeader.pValue, margin: r.vsLeader.margin, reason });
+    out.push({
+      name: r.name,
+      value: r.ms[rankBy],
+      pValue: r.vsLeader.pValue,
+      margin: r.vsLeader.margin,
+      reason,
+    });
   }
   return out;
 }
@@ -100,7 +112,9 @@ export function buildStat(i: StatInput): Stat {
   const day = i.pinDay ?? null;
   const first = i.rankings[0];
   const leaderRow = first && first.rank === 1 ? first : null;
-  const value = leaderRow ? leaderRow.ms.p50 : null;
+  const rankBy = rankStatisticOf(spec);
+  // The value is the statistic rows are ranked by (p50 unless the spec ranks by the mean).
+  const value = leaderRow ? leaderRow.ms[rankBy] : null;
   const pageUrl = urls.page(site, spec.slug, i.filters, day);
   const auditWindow = spec.derivation.mode === 'window' ? { window: spec.window, filters: i.filters } : null;
   const tooFew = tooFewToRank(spec, i.rankings);
@@ -115,7 +129,8 @@ export function buildStat(i: StatInput): Stat {
     filterLabel: filterLabel(spec, i.filters),
     neverRun: i.neverRun,
     ...(spec.superlative !== undefined ? { superlative: spec.superlative } : {}),
-    tiedWithLeader: leaderRow ? tiedRows(i.rankings, leaderRow.ms.p50) : [],
+    tiedWithLeader: leaderRow ? tiedRows(i.rankings, leaderRow.ms.p50, rankBy) : [],
+    statistic: rankBy,
     ...(tooFew !== null && { tooFewSamples: tooFew }),
     // A count carried forward between listings is dated by its own sample, not called "24h".
     asOf: spec.derivation.mode === 'latest' && leaderRow ? Date.parse(leaderRow.lastSampleAt) : null,

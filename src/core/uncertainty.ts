@@ -12,6 +12,11 @@ export const TAIL = 0.025;
 export const SIGNIFICANCE = 0.05;
 /** The spec's `minSamples` when it states none. */
 export const DEFAULT_MIN_SAMPLES = 10;
+/**
+ * A failure share above another's by this many percentage points, by default, is a difference
+ * worth ranking on (a spec may state its own, `reliabilityMargin`): one probe in a hundred.
+ */
+export const DEFAULT_RELIABILITY_MARGIN = 1;
 
 // Lanczos approximation (g = 7, 9 coefficients): ln Γ to ~15 significant digits for x > 0.
 const LANCZOS = [
@@ -196,7 +201,12 @@ export function signTest(diffs: Iterable<number>): SignTest {
   return { pairs: m, plus, minus, pValue: m > 0 ? signP(m, k) : 1 };
 }
 
-export type TieReason = 'not-significant' | 'within-margin' | 'direction-disagrees';
+/**
+ * Why a verdict has no winner: not significant, within the margin, or conflicting (significant and
+ * beyond the margin, but most paired values favour the side with the worse statistic: the data
+ * separate the two in opposite directions, which is named as such, never a statistical tie).
+ */
+export type TieReason = 'not-significant' | 'within-margin' | 'conflicting';
 
 export interface VerdictInput {
   /** The sign test on paired values a − b. */
@@ -236,5 +246,5 @@ export function verdict(i: VerdictInput): Verdict {
   const forA = i.higherIsBetter ? i.test.plus : i.test.minus;
   const forB = i.higherIsBetter ? i.test.minus : i.test.plus;
   const agrees = better === 'a' ? forA > forB : forB > forA;
-  return agrees ? { winner: better, reason: null } : { winner: 'tie', reason: 'direction-disagrees' };
+  return agrees ? { winner: better, reason: null } : { winner: 'tie', reason: 'conflicting' };
 }

@@ -1,8 +1,11 @@
+import { cellNameOf } from './coverage.ts';
 import type { PackedSamples } from './packed-samples.ts';
-import { type PairAccess, pairedAgainstBy } from './paired.ts';
-import { cellIdOf, probeSucceeded, successRateOf, type WindowSamples } from './rows.ts';
+import { type PairAccess, type PairedValues, pairedAgainstBy } from './paired.ts';
+import { newestAfter, type ProbeCounts } from './probe-columns.ts';
+import type { RankStatistic } from './rank-rows.ts';
+import { cellIdOf, successRateOf, type WindowSamples } from './rows.ts';
 import type { Labels, Sample } from './samples.ts';
-import { windowP50s } from './series.ts';
+import { windowStatistics } from './series.ts';
 import { lowerBound } from './stats.ts';
 
 /**
@@ -44,6 +47,9 @@ export class WindowColumns {
     private readonly cycleOf: Int32Array,
     /** [from, to) of each run of one series' samples, times ascending. */
     private readonly runs: Int32Array,
+    private readonly cellLabels: readonly string[],
+    /** No provider has two series in one cell: with ascending runs, one sample per (cell, cycle). */
+    private readonly uniquePairs: boolean,
   ) {}
 
   /**
@@ -95,7 +101,19 @@ export class WindowColumns {
         cycleOf[i] = j;
       }
     }
-    return new WindowColumns(values, comparer, owner, cellOf, regionOf, cellIndex.size, times, cycleOf, runs);
+    return new WindowColumns(
+      values,
+      comparer,
+      owner,
+      cellOf,
+      regionOf,
+      cellIndex.size,
+      times,
+      cycleOf,
+      runs,
+      cellLabels,
+      oneSeriesPerCell(owner, cellOf),
+    );
   }
 
   /** Per series, 1 where `keep` holds for its labels. */
@@ -192,8 +210,17 @@ export class WindowColumns {
 
   /** What windowRowsOf reads: `own`'s samples, their pairs' comparability, and probe counts. */
   windowSamples(own: OwnIndices, comparable: Uint8Array, probes: ProbeCounts): WindowSamples<number> {
-    const { t, v } = this.values;
+    const { t, v, series, seriesOf } = this.values;
+    const cellName = cellNameOf(this.cellLabels);
+    const names = series.map((s) => cellName(s.labels));
     return {
+      cellsOf: (list) => {
+        const seen = new Uint8Array(series.length);
+        for (const i of list) seen[seriesOf[i] as number] = 1;
+        const out = new Set<string>();
+        for (let k = 0; k < seen.length; k++) if (seen[k] === 1) out.add(names[k] as string);
+        return out;
+      },
       own: (provider) => own.get(provider),
       comparable: (i) => comparable[i] === 1,
       t: (i) => t[i] as number,
@@ -206,7 +233,7 @@ export class WindowColumns {
   }
 
   /** withLeaderTestsBy's pairing over `own`'s samples (paired.ts pairedAgainstBy). */
-  pairWith(own: OwnIndices): (leader: string) => (provider: string) => readonly number[] {
+  pairWith(own: OwnIndices): (leader: string) => (provider: string) => PairedValues {
     const { seriesOf, v } = this.values;
     const access: PairAccess<number> = {
       cycles: this.times.length,
@@ -217,7 +244,7 @@ export class WindowColumns {
     };
     return (leader) => {
       const vsLeader = pairedAgainstBy(own.get(leader) ?? [], access);
-      return (provider) => vsLeader(own.get(provider) ?? []).diffs;
+      return (provider) => ({ ...vsLeader(own.get(provider) ?? []), unique: this.uniquePairs });
     };
   }
 
@@ -230,6 +257,7 @@ export class WindowColumns {
     comparable: Uint8Array,
     timestamps: readonly number[],
     windowMs: number,
+    statistic: RankStatistic = 'p50',
   ): (number | null)[] {
     const { t, v } = this.values;
     const mine = this.own(null, Number.NEGATIVE_INFINITY, provider).get(provider) ?? [];
@@ -252,7 +280,7 @@ export class WindowColumns {
       vs[at] = v[i] as number;
       shared[at] = comparable[i] as number;
     }
-    return windowP50s({ t: ts, v: vs, shared }, timestamps, windowMs);
+    return windowStatistics({ t: ts, v: vs, shared }, timestamps, windowMs, statistic);
   }
 
   /** The newest sample time after `after`, or null when there is none. */
@@ -261,67 +289,22 @@ export class WindowColumns {
   }
 }
 
-/** Per provider, its probes' successes and count. */
-export type ProbeCounts = ReadonlyMap<string, { readonly ok: number; readonly total: number }>;
-
-/** A view's probes as the store read them packed, counted per provider for any narrowing. */
-export class ProbeColumns {
-  /** [from, to) of each run of one series' probes. */
-  private readonly runs: Int32Array;
-
-  constructor(private readonly probes: PackedSamples) {
-    const out: number[] = [];
-    let from = 0;
-    for (let i = 1; i <= probes.seriesOf.length; i++) {
-      if (i < probes.seriesOf.length && probes.seriesOf[i] === probes.seriesOf[from]) continue;
-      if (i > from) out.push(from, i);
-      from = i;
-    }
-    this.runs = Int32Array.from(out);
+/** Whether no provider owns two series of one cell. */
+function oneSeriesPerCell(owner: readonly (string | undefined)[], cellOf: Int32Array): boolean {
+  const seen = new Set<string>();
+  for (let k = 0; k < owner.length; k++) {
+    const key = `${owner[k] ?? ''}\u0000${cellOf[k]}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
   }
-
-  /** The probes of series whose labels `keep` (all when null), counted per provider label. */
-  counts(keep: ((labels: Labels) => boolean) | null): ProbeCounts {
-    const { series, seriesOf, v } = this.probes;
-    const kept = series.map((s) => s.labels.provider !== undefined && (keep === null || keep(s.labels)));
-    const out = new Map<string, { ok: number; total: number }>();
-    for (let r = 0; r < this.runs.length; r += 2) {
-      const from = this.runs[r] as number;
-      const to = this.runs[r + 1] as number;
-      const k = seriesOf[from] as number;
-      if (kept[k] !== true) continue;
-      const p = series[k]?.labels.provider as string;
-      let c = out.get(p);
-      if (!c) {
-        c = { ok: 0, total: 0 };
-        out.set(p, c);
-      }
-      let ok = 0;
-      for (let i = from; i < to; i++) if (probeSucceeded(v[i] as number)) ok++;
-      c.ok += ok;
-      c.total += to - from;
-    }
-    return out;
-  }
-
-  /** The newest probe's time, or null when there is none. */
-  newest(): number | null {
-    return newestAfter(this.probes.t, Number.NEGATIVE_INFINITY);
-  }
-}
-
-/** The newest of `t` after `after`, or null. */
-function newestAfter(t: Float64Array, after: number): number | null {
-  let m = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < t.length; i++) if ((t[i] as number) > m) m = t[i] as number;
-  return m > after ? m : null;
+  return true;
 }
 
 /**
  * [from, to) pairs of the maximal runs of one series, or null when a run's times do not strictly
  * ascend (a store reads by series, then time, once per time).
  */
-function ascendingRuns(p: PackedSamples): Int32Array | null {
+export function ascendingRuns(p: PackedSamples): Int32Array | null {
   const n = p.t.length;
   const out: number[] = [];
   let from = 0;
@@ -340,7 +323,7 @@ function ascendingRuns(p: PackedSamples): Int32Array | null {
  * The distinct times of ascending runs, ascending: merged two by two, so runs that all share one
  * grid of slots (the usual case) cost a linear pass per level, and disjoint runs O(n log runs).
  */
-function unionOfRuns(t: Float64Array, runs: Int32Array): Float64Array {
+export function unionOfRuns(t: Float64Array, runs: Int32Array): Float64Array {
   let level: Float64Array[] = [];
   for (let r = 0; r < runs.length; r += 2) level.push(t.subarray(runs[r] as number, runs[r + 1] as number));
   if (level.length === 0) return new Float64Array(0);

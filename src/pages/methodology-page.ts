@@ -5,7 +5,13 @@ import { ORIGIN_LABEL, SIMULATED_ORIGIN } from '../core/sample-origin.ts';
 import { harnessSourceUrl } from '../core/source-url.ts';
 import { SPARKLINE_MIN_SPAN } from '../core/sparkline-svg.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
-import { DEFAULT_MIN_SAMPLES, orderStatRanks, SIGNIFICANCE, TAIL } from '../core/uncertainty.ts';
+import {
+  DEFAULT_MIN_SAMPLES,
+  DEFAULT_RELIABILITY_MARGIN,
+  orderStatRanks,
+  SIGNIFICANCE,
+  TAIL,
+} from '../core/uncertainty.ts';
 import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
 import type { Site } from '../core/urls.ts';
 import { esc, layout } from './html.ts';
@@ -118,7 +124,11 @@ function uncertaintyRules(specs: readonly BenchmarkSpec[]): [string, string][] {
     ],
     [
       'Statistical ties',
-      `A side wins a comparison (a compare row, or a ranked row against the leader) only when all three hold: the sign test gives p < ${SIGNIFICANCE}; the two p50s differ by more than the benchmark's tieMargin, the smallest difference worth a verdict (significance alone would crown trivial differences, since tens of thousands of samples make anything significant); and more paired values favour the side with the better p50. Otherwise it is a statistical tie, whose reason is the first condition that failed: not-significant, within-margin or direction-disagrees. Margins: ${marginsOf(specs)}.`,
+      `Unless reliability decides it (see Reliability first), a side wins a comparison (a compare row, or a ranked row against the leader) only when all three hold: the sign test gives p < ${SIGNIFICANCE}; the two ranked statistics (the p50, or the mean where the benchmark ranks by it), each over the (cell, cycle) pairs both providers were measured on, differ by more than the benchmark's tieMargin, the smallest difference worth a verdict (significance alone would crown trivial differences, since tens of thousands of samples make anything significant); and more paired values favour the side with the better statistic. The leader test (vsLeader, with its delta) and compare take the difference from the same shared pairs, so the two never disagree on a pair. Otherwise there is no winner, and the reason is the first condition that failed: not-significant or within-margin, a statistical tie; or conflicting, when the difference is significant and beyond the margin but most paired values favour the other side: the data separate the two in opposite directions, which is said in those words and never called a statistical tie. Margins: ${marginsOf(specs)}.`,
+    ],
+    [
+      'Reliability first',
+      `Failing cannot buy a rank. For two providers, their failure shares are compared on the probes both were sent on the same cell and cycle; the paired value of a (region, cycle) is the difference of their failure shares there, and the same exact sign test applies. A provider whose failure share exceeds the other's by more than the benchmark's reliabilityMargin (${DEFAULT_RELIABILITY_MARGIN} percentage point unless its spec says otherwise), with p < ${SIGNIFICANCE} and most paired values against it, is less reliable than it. Ranked rows are ordered by how many providers are more reliable than them (fewest first), then by the ranked statistic, so a provider never ranks above, leads or wins a compare against one more reliable than it; a row names those providers in lessReliableThan, and a compare row shows the test in reliability. The order does not depend on the order providers are listed in, and it cannot cycle: it is a count, then a number. Rows equal on both are ordered by their net wins in paired cycles against each other, then by success rate, sample size and slug. This holds for every window benchmark, whatever its family.`,
     ],
   ];
 }
@@ -149,7 +159,7 @@ export function methodologyPage(
     ],
     [
       'Leader and ties',
-      'The leader is rankings[0] on every surface and the value is its p50. Ties are broken by higher success rate, then larger sample size, then provider slug. On a window benchmark each ranked row below the leader carries vsLeader, its sign test against the leader, and tiedWithLeader: a lead within the data\'s uncertainty (see Statistical ties) is shown as a statistical tie, "A and B are statistically tied at the top", never as a lead. Ranks and the value are unchanged.',
+      'The leader is rankings[0] on every surface and the value is its ranked statistic: the p50, or the mean on a benchmark that ranks by the mean because its p50 is degenerate (head lag, whose best p50s are all 0); the sparkline draws the same statistic. Rows are ranked by reliability first (see Reliability first). On a window benchmark each ranked row below the leader carries vsLeader, its sign test against the leader and the difference over their shared pairs, and tiedWithLeader: a lead within the data\'s uncertainty (see Statistical ties) is shown as a statistical tie, "A and B are statistically tied at the top", never as a lead, and conflicting evidence as "cannot be separated at the top". Ranks and the value are unchanged.',
     ],
     ...uncertaintyRules(specs),
     [

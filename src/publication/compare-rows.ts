@@ -3,6 +3,8 @@ import { type CompareSide, compareRow } from '../core/compare.ts';
 import { DAY_MS } from '../core/dates.ts';
 import { isoTime } from '../core/format.ts';
 import { pairedCycleDiffs } from '../core/paired.ts';
+import { statisticOf } from '../core/rank-rows.ts';
+import { ProbeGrid } from '../core/reliability.ts';
 import { comparablePairs } from '../core/rows.ts';
 import { oneOf } from '../core/samples.ts';
 import { type BenchmarkSpec, DIMENSION_NAMES } from '../core/spec-schema.ts';
@@ -71,12 +73,24 @@ export async function compareRowFor(
   if (d.mode === 'latest') {
     return compareRow({ ...base, asOf: stat.asOf, a: side(a, published(a)), b: side(b, published(b)) });
   }
-  const samples = await store.select({
-    metric: d.metric,
-    matchers: [oneOf('provider', [a, b])],
-    after: evalTime - DAY_MS,
-    until: evalTime,
-  });
+  // The probes as the Stat reads them (its probeMatch), for the reliability verdict.
+  const [samples, probes] = await Promise.all([
+    store.select({
+      metric: d.metric,
+      matchers: [oneOf('provider', [a, b])],
+      after: evalTime - DAY_MS,
+      until: evalTime,
+    }),
+    store.select({
+      metric: d.probeMetric,
+      matchers: [
+        oneOf('provider', [a, b]),
+        ...Object.entries(d.probeMatch ?? {}).map(([name, value]) => ({ name, op: '=' as const, value })),
+      ],
+      after: evalTime - DAY_MS,
+      until: evalTime,
+    }),
+  ]);
   // With only the two providers' samples, a comparable pair is exactly one both were measured on.
   const shared = comparablePairs(samples, d.cellLabels);
   const va: number[] = [];
@@ -96,11 +110,13 @@ export async function compareRowFor(
       sharedPairs: false,
     });
   }
-  const { diffs } = pairedCycleDiffs(
+  const paired = pairedCycleDiffs(
     samples.filter((s) => s.labels.provider === a),
     samples.filter((s) => s.labels.provider === b),
     d.cellLabels,
   );
+  const reliability = ProbeGrid.ofSamples(probes, d.cellLabels).verdict(a, b, d.reliabilityMargin);
+  const moreReliable = reliability.moreReliable === null ? null : reliability.moreReliable === a ? 'a' : 'b';
   return compareRow({
     ...base,
     asOf: newest === null ? null : isoTime(newest),
@@ -108,6 +124,24 @@ export async function compareRowFor(
     a: { ...side(a, p50(va)), ci95: quantileInterval(va, 0.5) },
     b: { ...side(b, p50(vb)), ci95: quantileInterval(vb, 0.5) },
     // va and vb hold one value per shared (cell, cycle) pair each: the same count.
-    paired: { test: signTest(diffs), margin: d.tieMargin, insufficient: va.length < d.minSamples },
+    paired: {
+      test: signTest(paired.diffs),
+      margin: d.tieMargin,
+      insufficient: va.length < d.minSamples,
+      // The ranked statistic over the same shared pairs as the p50s (one Δ per pair).
+      ...(d.rankBy === 'mean' && {
+        ranked: {
+          statistic: 'mean' as const,
+          a: statisticOf(paired.a, 'mean'),
+          b: statisticOf(paired.b, 'mean'),
+        },
+      }),
+      reliability: {
+        moreReliable,
+        failureGap: reliability.gap,
+        test: reliability.test,
+        margin: d.reliabilityMargin,
+      },
+    },
   });
 }

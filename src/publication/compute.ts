@@ -1,15 +1,19 @@
 import { nextTurn } from '../concurrency/next-turn.ts';
 import type { Filters, Stat } from '../core/api-schemas.ts';
-import { withLeaderTests } from '../core/leader-tests.ts';
+import { samplePairing, withLeaderTests } from '../core/leader-tests.ts';
 import { unpackSamples } from '../core/packed-samples.ts';
-import { latestRows, rankRows, type WindowRowExtras, windowRows } from '../core/rows.ts';
+import { ProbeColumns } from '../core/probe-columns.ts';
+import { windowRankOrder } from '../core/rank-order.ts';
+import { rankRows } from '../core/rank-rows.ts';
+import { ProbeGrid } from '../core/reliability.ts';
+import { latestRows, type WindowRowExtras, windowRows } from '../core/rows.ts';
 import { eq, type Sample } from '../core/samples.ts';
 import { selection, WINDOW_MS } from '../core/selection.ts';
 import { carryForward, evaluateSeries, SERIES_GRIDS, seriesGrid } from '../core/series.ts';
 import type { BenchmarkSpec, ProviderEntry } from '../core/spec-schema.ts';
 import { buildStat } from '../core/stat.ts';
 import type { Site } from '../core/urls.ts';
-import { ProbeColumns, WindowColumns } from '../core/window-columns.ts';
+import { WindowColumns } from '../core/window-columns.ts';
 import { familyOf } from '../harness/families/index.ts';
 import { type SampleStore, selectPacked } from '../store/sample-store.ts';
 import { type ExtrasOf, leaderEntry, perChain, type ViewParts, type ViewScope } from './view-parts.ts';
@@ -245,20 +249,20 @@ async function windowViewOfSamples(
   const d = spec.derivation;
   if (d.mode !== 'window') throw new Error(`${spec.slug}: not a window derivation`);
   const inWindow = values.filter((s) => s.t > windowStart);
-  const rowsOf = (provs: readonly ProviderEntry[], keep: (s: Sample) => boolean) =>
-    rankRows(
-      windowRows(
-        provs,
-        {
-          cellLabels: d.cellLabels,
-          values: inWindow.filter(keep),
-          probes: probes.filter(keep),
-          minSamples: d.minSamples,
-        },
-        extrasOf(keep),
-      ),
+  const rowsOf = (provs: readonly ProviderEntry[], keep: (s: Sample) => boolean) => {
+    const kept = { values: inWindow.filter(keep), probes: probes.filter(keep) };
+    return rankRows(
+      windowRows(provs, { cellLabels: d.cellLabels, ...kept, minSamples: d.minSamples }, extrasOf(keep)),
       spec.higherIsBetter,
+      windowRankOrder({
+        rankBy: d.rankBy,
+        reliabilityMargin: d.reliabilityMargin,
+        higherIsBetter: spec.higherIsBetter,
+        probes: ProbeGrid.ofSamples(kept.probes, d.cellLabels),
+        pairWith: samplePairing(kept.values, d.cellLabels),
+      }),
     );
+  };
   const familyFields = extrasOf(() => true).statFields;
   const ranked = rowsOf(providers, () => true);
   // Each step over a day of samples holds the loop for milliseconds (the whole Stat of the
@@ -270,6 +274,7 @@ async function windowViewOfSamples(
     cellLabels: d.cellLabels,
     margin: d.tieMargin,
     higherIsBetter: spec.higherIsBetter,
+    rankBy: d.rankBy,
   });
   const asOf = maxT(inWindow, probes);
   const bests = await perChain(spec, x.filters, (provs, keep) => rowsOf(provs, (s) => keep(s.labels)));
@@ -279,9 +284,12 @@ async function windowViewOfSamples(
     await nextTurn();
     // Every provider's values go in: comparability of a (cell, cycle) pair depends on them all.
     leaderSeries =
-      evaluateSeries([entry], { mode: 'window', cellLabels: d.cellLabels, values }, x.grid, WINDOW_MS).get(
-        entry.slug,
-      ) ?? [];
+      evaluateSeries(
+        [entry],
+        { mode: 'window', cellLabels: d.cellLabels, values, statistic: d.rankBy },
+        x.grid,
+        WINDOW_MS,
+      ).get(entry.slug) ?? [];
   }
   return { rankings, leaderSeries, bests, asOf, familyFields };
 }

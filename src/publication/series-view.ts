@@ -46,7 +46,13 @@ export async function computeSeries(
       until: evalTime,
     });
     const cellLabels = d.mode === 'latest' ? [] : d.cellLabels;
-    values = await evaluate(providers, { mode: d.mode, cellLabels, samples }, timestamps, WINDOW_MS);
+    const statistic = d.mode === 'window' ? d.rankBy : 'p50';
+    values = await evaluate(
+      providers,
+      { mode: d.mode, cellLabels, samples, statistic },
+      timestamps,
+      WINDOW_MS,
+    );
   }
   const wanted = r.providers === null ? null : new Set(r.providers);
   return {

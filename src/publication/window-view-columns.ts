@@ -1,9 +1,14 @@
 import { nextTurn } from '../concurrency/next-turn.ts';
+import { flagPartialCoverage } from '../core/coverage.ts';
 import { withLeaderTestsBy } from '../core/leader-tests.ts';
-import { rankRows, type UnrankedRow, type WindowRowExtras, windowRowsOf } from '../core/rows.ts';
+import type { ProbeColumns, ProbeCounts } from '../core/probe-columns.ts';
+import { windowRankOrder } from '../core/rank-order.ts';
+import { rankRows } from '../core/rank-rows.ts';
+import { ProbeGrid } from '../core/reliability.ts';
+import { type UnrankedRow, type WindowRowExtras, windowRowsOf } from '../core/rows.ts';
 import { WINDOW_MS } from '../core/selection.ts';
 import type { ProviderEntry } from '../core/spec-schema.ts';
-import type { OwnIndices, ProbeColumns, ProbeCounts, WindowColumns } from '../core/window-columns.ts';
+import type { OwnIndices, WindowColumns } from '../core/window-columns.ts';
 import { type ExtrasOf, leaderEntry, perChain, type ViewParts, type ViewScope } from './view-parts.ts';
 
 /**
@@ -34,39 +39,56 @@ export async function windowViewOfColumns(
     comparable: Uint8Array,
     counts: ProbeCounts,
     extras: WindowRowExtras,
+    cells?: Map<UnrankedRow, Set<string>>,
   ) =>
     windowRowsOf(provs, columns.windowSamples(own, comparable, counts), {
       ...(d.minSamples !== undefined && { minSamples: d.minSamples }),
       ...(extras.unresponsive && { unresponsive: extras.unresponsive }),
+      ...(cells && { cells }),
     });
   const own = columns.own(null, windowStart);
   const counts = probes.counts(null);
   // A provider's row at a time (each sorts its day of values, 62k for one RPC provider), one turn
   // of the loop each: a provider's row does not depend on the others'.
   const rows: UnrankedRow[] = [];
+  const cells = new Map<UnrankedRow, Set<string>>();
   for (const p of providers) {
-    rows.push(...unranked([p], own, everyPair, counts, all));
+    rows.push(...unranked([p], own, everyPair, counts, all, cells));
     await nextTurn();
   }
-  const ranked = rankRows(rows, spec.higherIsBetter);
+  flagPartialCoverage(cells);
+  const orderOf = (grid: ProbeGrid, pairOwn: OwnIndices) =>
+    windowRankOrder({
+      rankBy: d.rankBy,
+      reliabilityMargin: d.reliabilityMargin,
+      higherIsBetter: spec.higherIsBetter,
+      probes: grid,
+      pairWith: columns.pairWith(pairOwn),
+    });
+  await nextTurn();
+  // One grid of the view's probes; a chain's rows read its cells of it.
+  const grid = ProbeGrid.ofPacked(probes.packed, d.cellLabels);
+  const ranked = rankRows(rows, spec.higherIsBetter, orderOf(grid, own));
   const rankings = withLeaderTestsBy(
     ranked,
-    { margin: d.tieMargin, higherIsBetter: spec.higherIsBetter },
+    { margin: d.tieMargin, higherIsBetter: spec.higherIsBetter, rankBy: d.rankBy },
     columns.pairWith(own),
   );
   const newest = [columns.newest(windowStart), probes.newest()].filter((t) => t !== null);
   const asOf = newest.length === 0 ? null : Math.max(...newest);
   const bests = await perChain(spec, x.filters, (provs, keep) => {
     const kept = columns.seriesWhere(keep);
+    const keptOwn = columns.own(kept, windowStart);
     return rankRows(
       unranked(
         provs,
-        columns.own(kept, windowStart),
+        keptOwn,
         columns.comparableWithin(kept, windowStart, everyPair),
         probes.counts(keep),
         extrasOf((s) => keep(s.labels)),
       ),
       spec.higherIsBetter,
+      orderOf(grid.narrowed(keep), keptOwn),
     );
   });
   const entry = leaderEntry(rankings, providers);
@@ -74,7 +96,7 @@ export async function windowViewOfColumns(
   if (entry) {
     await nextTurn();
     // Every provider's values go in: comparability of a (cell, cycle) pair depends on them all.
-    leaderSeries = columns.seriesFor(entry.slug, everyPair, x.grid, WINDOW_MS);
+    leaderSeries = columns.seriesFor(entry.slug, everyPair, x.grid, WINDOW_MS, d.rankBy);
   }
   return { rankings, leaderSeries, bests, asOf, familyFields: all.statFields };
 }

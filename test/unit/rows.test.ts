@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { latestRows, rankRows, windowRows } from '../../src/core/rows.ts';
+import { rankRows } from '../../src/core/rank-rows.ts';
+import { latestRows, windowRows } from '../../src/core/rows.ts';
 import type { Sample } from '../../src/core/samples.ts';
 import type { ProviderEntry } from '../../src/core/spec-schema.ts';
 import { unresponsiveProviders } from '../../src/core/unresponsive.ts';

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { headline } from '../../src/core/headline.ts';
-import { rankRows, windowRows } from '../../src/core/rows.ts';
+import { rankRows } from '../../src/core/rank-rows.ts';
+import { windowRows } from '../../src/core/rows.ts';
 import type { Sample } from '../../src/core/samples.ts';
 import type { BenchmarkSpec } from '../../src/core/spec-schema.ts';
 import { jsonRpcExtras } from '../../src/harness/families/json-rpc/derivation.ts';
@@ -168,7 +169,7 @@ describe('rule 5: head lag from the block probes', () => {
       ['alchemy', 0, 100],
       ['infura', 12_000, 100],
     ]);
-    expect(stat.headline).toMatch(/: Alchemy is freshest at 0 ms \(p50 over 24h\)\.$/);
+    expect(stat.headline).toMatch(/: Alchemy is freshest at 0 ms \(mean over 24h\)\.$/);
   });
 });
 

@@ -343,7 +343,7 @@ describe('rule 9: schemas', () => {
       expect(ranking[f], f).toBeDefined();
     const text = JSON.stringify(doc);
     expect(text).toContain('exact two-sided sign test on per-cycle median differences');
-    for (const reason of ['insufficient-data', 'not-significant', 'within-margin', 'direction-disagrees']) {
+    for (const reason of ['insufficient-data', 'not-significant', 'within-margin', 'conflicting']) {
       expect(text).toContain(reason);
     }
     expect(JSON.stringify(doc.components.schemas)).toContain('significance');

@@ -230,7 +230,7 @@ describe('/methodology', () => {
     expect(t).toContain('the median over those cells of a − b');
     expect(t).toContain('p = min(1, 2·P(Bin(m, ½) ≤ min(k+, k−))), p = 1 when m = 0');
     expect(t).toContain('the sign test gives p < 0.05');
-    expect(t).toContain('not-significant, within-margin or direction-disagrees');
+    expect(t).toContain('not-significant or within-margin, a statistical tie; or conflicting');
     expect(t).toContain('token-trade-coverage 0.5-point (minSamples 10)');
     expect(t).toMatch(/rpc-latency 2\.0 ms \(minSamples \d+\)/);
     expect(t).toContain('a lead within the data');

@@ -236,7 +236,7 @@ describe('rule 4: the verdict needs a test, a margin and a direction', () => {
     expect(reasonOf(v)).toBe('within-margin');
   });
 
-  it('b uniform on 80–100, a = b + 0.1 where b ≤ 92, else b − 15 → direction-disagrees', () => {
+  it('b uniform on 80–100, a = b + 0.1 where b ≤ 92, else b − 15 → conflicting', () => {
     const rand = prng(3);
     const values: [number, number][] = Array.from({ length: 1440 }, () => {
       const b = 80 + rand() * 20;
@@ -246,7 +246,7 @@ describe('rule 4: the verdict needs a test, a margin and a direction', () => {
     // a's p50 is the lower (worse): b has the better p50, yet most cycles favour a.
     expect(v.test.pValue).toBeLessThan(0.05);
     expect(v.winner).toBe('tie');
-    expect(reasonOf(v)).toBe('direction-disagrees');
+    expect(reasonOf(v)).toBe('conflicting');
   });
 
   it('a clear gap → a winner, in either direction of the benchmark', () => {
@@ -267,9 +267,7 @@ describe('rule 4: the verdict needs a test, a margin and a direction', () => {
     expect(verdict({ test: sig, delta: 0.5, margin: 0.5, higherIsBetter: true }).reason).toBe(
       'within-margin',
     );
-    expect(verdict({ test: sig, delta: 5, margin: 0.5, higherIsBetter: true }).reason).toBe(
-      'direction-disagrees',
-    );
+    expect(verdict({ test: sig, delta: 5, margin: 0.5, higherIsBetter: true }).reason).toBe('conflicting');
     expect(verdict({ test: sig, delta: -5, margin: 0.5, higherIsBetter: true })).toEqual({
       winner: 'b',
       reason: null,

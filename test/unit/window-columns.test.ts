@@ -6,13 +6,15 @@ import { withLeaderTests, withLeaderTestsBy } from '../../src/core/leader-tests.
 import { packSamples } from '../../src/core/packed-samples.ts';
 import { pairedAgainst } from '../../src/core/paired.ts';
 import { prng } from '../../src/core/prng.ts';
-import { comparablePairs, rankRows, windowRows, windowRowsOf } from '../../src/core/rows.ts';
+import { ProbeColumns } from '../../src/core/probe-columns.ts';
+import { rankRows } from '../../src/core/rank-rows.ts';
+import { comparablePairs, windowRows, windowRowsOf } from '../../src/core/rows.ts';
 import type { Sample } from '../../src/core/samples.ts';
 import { evaluateSeries } from '../../src/core/series.ts';
 import type { BenchmarkSpec } from '../../src/core/spec-schema.ts';
 import { quantileOfOrder, quantileSorted, quantileUnsorted, sortFloat64 } from '../../src/core/stats.ts';
 import { signTest } from '../../src/core/uncertainty.ts';
-import { ProbeColumns, WindowColumns } from '../../src/core/window-columns.ts';
+import { WindowColumns } from '../../src/core/window-columns.ts';
 import { JSON_RPC_METRICS as M } from '../../src/harness/families/json-rpc/metrics.ts';
 import { computeStat } from '../../src/publication/compute.ts';
 import { loadSpecs } from '../../src/publication/load-specs.ts';
@@ -233,8 +235,8 @@ describe('window columns against the Sample functions, on random views', () => {
             values.filter((s) => s.labels.provider === a),
             ['cell'],
           )(values.filter((s) => s.labels.provider === b)).diffs;
-          expect(signTest(pairWith(a)(b))).toEqual(signTest(bySamples));
-          expect(pairWith(a)(b).length).toBe(bySamples.length);
+          expect(signTest(pairWith(a)(b).diffs)).toEqual(signTest(bySamples));
+          expect(pairWith(a)(b).diffs.length).toBe(bySamples.length);
         }
     }
   });

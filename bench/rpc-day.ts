@@ -83,6 +83,7 @@ try {
         ]),
         at,
         10_000,
+        60_000,
       );
       for (const spec of rpcSpecs)
         samples.push({ metric: HARNESS_CYCLE_METRIC, labels: { benchmark: spec.slug }, t: at, v: 1 });

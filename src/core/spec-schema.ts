@@ -78,6 +78,12 @@ const windowDerivation = z.strictObject({
    * a significant paired test, ranks a provider below it whatever its speed (core/reliability.ts).
    */
   reliabilityMargin: z.number().min(0).max(100).default(DEFAULT_RELIABILITY_MARGIN),
+  /**
+   * Where a family stores a sample for a failed probe whose value has no timeout to stand at (a
+   * lag), the least it counts as, in the benchmark's unit: never below the worst value answered
+   * on the same cell in the slot, so failing never scores better than answering.
+   */
+  failedValue: z.number().min(0).max(1e9).optional(),
 });
 
 const providerEntry = z.strictObject({

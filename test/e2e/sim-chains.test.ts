@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BALANCE_OF_ABI } from '../../src/harness/families/json-rpc/methods.ts';
 import { REFERENCE_TOKENS } from '../../src/harness/tokens.ts';
 import type { Clock, LogLevel } from '../../src/harness/types.ts';
+import { makeDemoChain, readNonces } from '../../src/sim/chains/demo-chain.ts';
 import { HISTORY_VERSION, plannedBlock } from '../../src/sim/chains/history.ts';
 import {
   BLOCK_TIME_MS,
@@ -188,6 +189,57 @@ describe('demo chains on a demo clock and on disk', () => {
     // buildTo goes on from the stretched head.
     await c.buildTo(at(19));
     expect(c.head()).toEqual({ number: 15, timestampMs: at(19) });
+  });
+
+  it('a follower whose step fails resynchronises from its node and mines on; one that keeps failing stops with one line', async () => {
+    const [c] = (await start({ seed: 6, origin: ORIGIN, chains: ['ethereum'] })) as [DemoChain];
+    await c.buildTo(at(5));
+    const real = new RpcClient(c.node.url);
+    let failing = 0;
+    // A request lost before it reached the node (a reset socket): the node is unchanged.
+    const lost = () => failing-- > 0;
+    const flaky = Object.assign(Object.create(real) as RpcClient, {
+      batch: (calls: Parameters<RpcClient['batch']>[0]) =>
+        lost() ? Promise.reject(new Error('socket hang up')) : real.batch(calls),
+      call: (method: string, params: readonly unknown[]) =>
+        lost() ? Promise.reject(new Error('socket hang up')) : real.call(method, params),
+    });
+    const lines: string[] = [];
+    const d = makeDemoChain({
+      chain: 'ethereum',
+      chainId: 1,
+      seed: 6,
+      origin: ORIGIN,
+      node: c.node,
+      rpc: flaky,
+      head: c.head(),
+      nonces: await readNonces(real),
+      log: (level: LogLevel, msg: string) => lines.push(`${level} ${msg}`),
+    });
+    const clock = new ManualClock(at(5) + 1_000);
+    const stop = d.follow(clock);
+    failing = 1;
+    clock.advance(11_000);
+    await expect
+      .poll(() => lines, MINED)
+      .toEqual(['warn demo chain mining failed; resynchronising from its node']);
+    // One block time later it resynchronises, then mines the block that is due, at the clock's time.
+    expect(clock.advance(12_000)).toBe(1);
+    await expect.poll(() => clock.advance(0), MINED).toBe(1);
+    await expect.poll(() => d.head().number, MINED).toBe(6);
+    expect(d.head().timestampMs).toBe(at(7));
+    // Every request failing: three resynchronisations a block time apart, then one error line.
+    failing = Number.POSITIVE_INFINITY;
+    clock.advance(12_000);
+    for (let i = 0; i < 3; i++) {
+      await expect.poll(() => lines.length, MINED).toBe(2 + i);
+      expect(clock.advance(12_000)).toBe(1);
+    }
+    await expect.poll(() => lines.at(-1), MINED).toBe('error demo chain stopped mining');
+    expect(lines.filter((l) => l.startsWith('warn'))).toHaveLength(4);
+    expect(clock.advance(60_000)).toBe(0);
+    expect(d.head().number).toBe(6);
+    stop();
   });
 
   it('resumes from its state file; a corrupt or foreign one is rebuilt with the same hashes', async () => {

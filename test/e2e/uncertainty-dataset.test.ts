@@ -61,7 +61,7 @@ function rpcSlots(spec: BenchmarkSpec, slots: readonly number[]): Sample[] {
         ['bsc', head],
         ['base', head],
       ]);
-      for (const s of samplesOf(outcomes, best, at, 10_000))
+      for (const s of samplesOf(outcomes, best, at, 10_000, 60_000))
         out.push({ ...s, labels: { ...s.labels, region } });
     }
   }

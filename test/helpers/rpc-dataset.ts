@@ -75,7 +75,7 @@ export async function writeRpcSlots(
           ...(block ? { block } : {}),
         };
       });
-      const samples = samplesOf(outcomes, heads, at, 10_000);
+      const samples = samplesOf(outcomes, heads, at, 10_000, 60_000);
       for (const spec of rpcSpecs)
         samples.push({ metric: HARNESS_CYCLE_METRIC, labels: { benchmark: spec.slug }, t: at, v: 1 });
       written += await append(

@@ -97,6 +97,8 @@ async function cycle(
   return { store, samples, registry, ms };
 }
 
+const lagOf = (samples: Sample[], provider: string) =>
+  samples.find((s) => s.metric === M.headLagMs && s.labels.provider === provider)?.v;
 const okOf = (samples: Sample[], provider: string) =>
   samples.filter((s) => s.metric === M.probeOk && s.labels.provider === provider);
 
@@ -185,11 +187,49 @@ describe('the json-rpc probe against a real node', () => {
     expect(reason('chainstack', 'block-number')).toBe('malformed');
     expect(reason('publicnode', 'block-number')).toBe('wrong_chain');
     expect(reason('tenderly', 'balance')).toBe('http_other');
-    // A non-canonical head has no lag sample; the others' other methods are fine.
-    expect(samples.some((s) => s.metric === M.headLagMs && s.labels.provider === 'infura')).toBe(false);
+    // A non-canonical head counts as the failed-lag cap (failedValue); the others' other methods are fine.
+    expect(lagOf(samples, 'infura')).toBe(60_000);
     expect(reason('alchemy', 'call')).toBeUndefined();
     const errors = await registry.getSingleMetricAsString('fetch_errors_total');
     expect(errors).toContain('provider="alchemy",error_type="wrong_result"');
+    for (const p of PROVIDERS) proxy.behave(p, () => ({ kind: 'pass' }));
+  });
+
+  it('a made-up or stale head is wrong_result; a failed head probe counts as the cap, a stale canonical one its own lag', async () => {
+    const reply = await fetch(chain.node.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] }),
+    });
+    const first = ((await reply.json()) as { result: { timestamp: string } }).result;
+    proxy.behave('alchemy', (m) =>
+      m === 'eth_blockNumber' ? { kind: 'mutate', fn: (r) => ({ ...r, result: '0x0' }) } : { kind: 'pass' },
+    );
+    proxy.behave('infura', (m) =>
+      m === 'eth_getBlockByNumber'
+        ? { kind: 'mutate', fn: (r) => ({ ...r, result: first }) }
+        : { kind: 'pass' },
+    );
+    proxy.behave('ankr', (m) =>
+      m === 'eth_getBlockByNumber'
+        ? {
+            kind: 'mutate',
+            fn: (r) => ({ ...r, result: undefined, error: { code: -32000, message: 'behind' } }),
+          }
+        : { kind: 'pass' },
+    );
+    const { samples } = await cycle(envFor((p) => `${proxy.url}/${p}`));
+    const reason = (p: string, kind: string) =>
+      okOf(samples, p).find((s) => s.labels.kind === kind)?.labels.reason;
+    expect(reason('alchemy', 'block-number')).toBe('wrong_result');
+    expect(reason('infura', 'block')).toBe('wrong_result');
+    expect(reason('ankr', 'block')).toBe('rpc_error');
+    const head = samples.find((s) => s.metric === M.headLagMs && s.labels.provider === 'drpc');
+    expect(head?.v).toBe(0);
+    // Block 1 is about 119 blocks behind: its own lag, far worse than the cap.
+    expect(lagOf(samples, 'infura')).toBeGreaterThan(100 * 12_000);
+    expect(lagOf(samples, 'ankr')).toBe(60_000);
+    expect(lagOf(samples, 'alchemy')).toBe(0);
     for (const p of PROVIDERS) proxy.behave(p, () => ({ kind: 'pass' }));
   });
 

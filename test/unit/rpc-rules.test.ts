@@ -62,7 +62,7 @@ describe('rule 4: failures count as slow', () => {
           : { series: series('alchemy'), ok: true as const, ms: a },
         { series: series('infura'), ok: true as const, ms: 55 },
       ];
-      samples.push(...samplesOf(outcomes, new Map(), T0 + i * MIN, 10_000));
+      samples.push(...samplesOf(outcomes, new Map(), T0 + i * MIN, 10_000, 60_000));
     }
     const values = samples.filter((s) => s.metric === M.latencyMs);
     const probes = samples.filter((s) => s.metric === M.probeOk);
@@ -87,6 +87,7 @@ describe('rule 4: failures count as slow', () => {
       new Map(),
       T0,
       10_000,
+      60_000,
     );
     expect(out.filter((s) => s.metric === M.latencyMs).map((s) => [s.labels.provider, s.v])).toEqual([
       ['ankr', 10_000],
@@ -119,28 +120,44 @@ describe('rule 1: slots', () => {
       new Map(),
       T0,
       10_000,
+      60_000,
     );
     expect(out).toEqual([]);
   });
 });
 
 describe('rule 5: head lag from the block probes', () => {
-  it('is the best head timestamp minus the provider block timestamp, 0 at the head; a failed probe has none', () => {
+  it('is the best head timestamp minus the provider block timestamp, 0 at the head; a failed probe counts as the worst lag or the cap', () => {
     const best = new Map([['ethereum', block(100, 1_200)]]);
     const b = (p: string) => ({ ...series(p), kind: 'block' as const });
-    const out = samplesOf(
-      [
-        { series: b('alchemy'), ok: true, ms: 20, block: block(100, 1_200) },
-        { series: b('infura'), ok: true, ms: 20, block: block(98, 1_176) },
-        { series: b('ankr'), ok: false, reason: 'not_canonical' },
-      ],
-      best,
-      T0,
-      10_000,
-    );
-    expect(out.filter((s) => s.metric === M.headLagMs).map((s) => [s.labels.provider, s.v])).toEqual([
+    const slot = (cap: number) =>
+      samplesOf(
+        [
+          { series: b('alchemy'), ok: true, ms: 20, block: block(100, 1_200) },
+          { series: b('infura'), ok: true, ms: 20, block: block(98, 1_176) },
+          { series: b('ankr'), ok: false, reason: 'not_canonical' },
+          // Far behind: wrong as a head answer, and its own lag is worse than anyone's.
+          { series: b('drpc'), ok: false, reason: 'wrong_result', block: block(20, 240) },
+        ],
+        best,
+        T0,
+        10_000,
+        cap,
+      )
+        .filter((s) => s.metric === M.headLagMs)
+        .map((s) => [s.labels.provider, s.v]);
+    expect(slot(60_000)).toEqual([
       ['alchemy', 0],
       ['infura', 24_000],
+      ['ankr', 60_000],
+      ['drpc', 960_000],
+    ]);
+    // Below the cap's floor, the chain's worst answered lag: failing never scores better than answering.
+    expect(slot(0)).toEqual([
+      ['alchemy', 0],
+      ['infura', 24_000],
+      ['ankr', 24_000],
+      ['drpc', 960_000],
     ]);
   });
 
@@ -161,6 +178,7 @@ describe('rule 5: head lag from the block probes', () => {
           best,
           T0 + i * MIN,
           10_000,
+          60_000,
         ),
       );
     }
@@ -186,6 +204,7 @@ describe('rule 6: unresponsive after 10 down slots', () => {
       new Map(),
       T0,
       10_000,
+      60_000,
     );
     expect(out.filter((s) => s.metric === M.slotDown).map((s) => [s.labels.provider, s.v])).toEqual([
       ['ankr', 1],

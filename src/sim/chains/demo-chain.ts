@@ -117,6 +117,9 @@ export async function installTokens(rpc: RpcClient, chain: string): Promise<void
   await rpc.batch(tokenSetupCalls(chain));
 }
 
+/** Consecutive failed steps a follower resynchronises after before it stops mining. */
+const MAX_FOLLOW_FAILURES = 3;
+
 export function makeDemoChain(p: DemoChainParts): DemoChain {
   let head = p.head;
   // One mining step at a time: buildTo, follow and stop share this chain of promises.
@@ -184,6 +187,33 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
       await settle();
     });
 
+  /**
+   * After a failed step: the node's own head, nonces and newest block, checked against the plan
+   * like any block, become ours again. A node that disagrees with the plan stays broken.
+   */
+  const resync = (): Promise<void> => {
+    const run = queue.then(async () => {
+      const nodeHead = await readHead(p.rpc);
+      const nonces = await readNonces(p.rpc);
+      if (nodeHead.number > 0) {
+        const planned = plannedBlock(p.seed, p.chain, p.chainId, nodeHead.number);
+        const [block, receipts] = await p.rpc.batch(checkCalls(nodeHead.number));
+        checkBlock(block as RpcBlock | null, receipts as RpcReceipt[] | null, {
+          n: nodeHead.number,
+          statuses: expectedStatuses(planned),
+          timestampMs: nodeHead.timestampMs,
+        });
+      }
+      for (const [sender, n] of nonces) p.nonces.set(sender, n);
+      head = nodeHead;
+      unchecked = null;
+      broken = null;
+      for (const w of headWatchers) w(head);
+    });
+    queue = run.catch(() => {});
+    return run;
+  };
+
   const follow = (clock: Clock): (() => void) => {
     let handle: unknown = null;
     let active = true;
@@ -200,12 +230,34 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
       const wait = Math.max(0, head.timestampMs + BLOCK_TIME_MS - clock.now());
       handle = clock.setTimeout(tick, wait);
     };
+    let failures = 0;
+    /**
+     * A stalled chain would read as a fresh head to every provider: after a failed step the
+     * follower resynchronises from the node one block time later, and gives up loudly, with one
+     * line, only when that keeps failing.
+     */
+    const retry = (e: Error): void => {
+      if (!active) return;
+      if (++failures > MAX_FOLLOW_FAILURES) {
+        p.log('error', 'demo chain stopped mining', { chain: p.chain, error: e.message });
+        return;
+      }
+      p.log('warn', 'demo chain mining failed; resynchronising from its node', {
+        chain: p.chain,
+        error: e.message,
+      });
+      handle = clock.setTimeout(() => {
+        handle = null;
+        if (active) resync().then(schedule, retry);
+      }, BLOCK_TIME_MS);
+    };
     const tick = (): void => {
       handle = null;
       if (!active) return;
-      enqueue(step).then(schedule, (e: Error) => {
-        p.log('error', 'demo chain stopped mining', { chain: p.chain, error: e.message });
-      });
+      enqueue(step).then(() => {
+        failures = 0;
+        schedule();
+      }, retry);
     };
     const stop = (): void => {
       active = false;

@@ -9,6 +9,11 @@ export const PROBE_ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 /** Reads pin a block this far behind the reference head, so every provider in sync has it. */
 export const PIN_DEPTH = 10;
+/**
+ * A head answer (eth_blockNumber, `latest`) more than this many blocks from the reference head of
+ * the slot is wrong, not slow: two Ethereum epochs, past which a block is finalised history.
+ */
+export const HEAD_TOLERANCE_BLOCKS = 64;
 /** Blocks of Transfer logs a `logs` probe asks for, ending at the pinned block. */
 export const LOG_BLOCKS = 100;
 
@@ -115,6 +120,11 @@ export function normalLogs(result: unknown): string | null {
   return out.join(';');
 }
 
+/** A head answer's number within HEAD_TOLERANCE_BLOCKS of the slot's reference head. */
+export function nearHead(n: number, ref: ReferenceAnswers): boolean {
+  return Math.abs(n - ref.head.number) <= HEAD_TOLERANCE_BLOCKS;
+}
+
 /**
  * What a provider's answer is: correct (with the block it named, for `block`), or why not. Shape
  * first (`malformed`), then equality with the reference at the pinned block (`wrong_result`); a
@@ -130,9 +140,8 @@ export function checkAnswer(
   const bad = (reason: RpcFailureReason) => ({ ok: false as const, reason });
   switch (kind) {
     case 'block-number':
-      return typeof result === 'string' && QUANTITY.test(result.toLowerCase())
-        ? { ok: true }
-        : bad('malformed');
+      if (typeof result !== 'string' || !QUANTITY.test(result.toLowerCase())) return bad('malformed');
+      return nearHead(Number.parseInt(result, 16), ref) ? { ok: true } : bad('wrong_result');
     case 'balance':
       if (typeof result !== 'string' || !QUANTITY.test(result.toLowerCase())) return bad('malformed');
       return BigInt(result) === BigInt(ref.balance) ? { ok: true } : bad('wrong_result');

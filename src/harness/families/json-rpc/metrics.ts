@@ -9,7 +9,10 @@ export const JSON_RPC_METRICS = {
   latencyMs: 'rpc_latency_ms',
   /** {provider, chain, kind, reason?}: 1 for a correct answer, 0 with the failure's `reason`. */
   probeOk: 'rpc_probe_ok',
-  /** {provider, chain}: best head's timestamp − the provider's `latest` block timestamp, ms. */
+  /**
+   * {provider, chain}: best head's timestamp − the provider's `latest` block timestamp, ms; a
+   * failed block probe stores at least the benchmark's failedValue (probe.ts samplesOf).
+   */
   headLagMs: 'rpc_head_lag_ms',
   /** {provider}: 1 when at least half of the provider's probes of the slot failed as down. */
   slotDown: 'rpc_slot_down',
@@ -42,7 +45,13 @@ export const DOWN_REASONS: ReadonlySet<RpcFailureReason> = new Set(['timeout', '
  * Why a probe was not sent or not scored, on our side: it writes nothing and counts in
  * harness_probes_skipped_total, never against the provider.
  */
-export const RPC_SKIP_REASONS = ['deadline', 'event_loop_lag', 'no_reference', 'key_refused'] as const;
+export const RPC_SKIP_REASONS = [
+  'deadline',
+  'event_loop_lag',
+  'no_reference',
+  'stale_reference',
+  'key_refused',
+] as const;
 export type RpcSkipReason = (typeof RPC_SKIP_REASONS)[number];
 
 const M = JSON_RPC_METRICS;

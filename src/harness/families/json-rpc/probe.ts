@@ -6,7 +6,7 @@ import type { HarnessRuntime } from '../../runtime.ts';
 import type { Clock } from '../../types.ts';
 import type { ProbeReports, ProbeRun } from '../family.ts';
 import { providerUnion } from '../union.ts';
-import { type BlockRef, checkAnswer, type ReferenceAnswers, requestOf } from './methods.ts';
+import { type BlockRef, checkAnswer, nearHead, type ReferenceAnswers, requestOf } from './methods.ts';
 import {
   DOWN_REASONS,
   JSON_RPC_METRICS as M,
@@ -15,7 +15,7 @@ import {
   type RpcKind,
   type RpcSkipReason,
 } from './metrics.ts';
-import { referenceAnswers, referenceBlock } from './reference.ts';
+import { REFERENCE_STALE_MS, referenceAnswers, referenceBlock } from './reference.ts';
 import { connectionOf, MAX_TIMER_LATENESS_MS, type Series, seriesOffset } from './series.ts';
 
 /** Chain ids of the chains the family can measure (the EVM chains of the reference tokens). */
@@ -24,7 +24,13 @@ export const RPC_CHAIN_IDS: Readonly<Record<string, number>> = { ethereum: 1, bs
 /** What one series' probe came to: scored (ok or a failure), or skipped on our side. */
 type Outcome =
   | { readonly series: Series; readonly ok: true; readonly ms: number; readonly block?: BlockRef }
-  | { readonly series: Series; readonly ok: false; readonly reason: RpcFailureReason }
+  | {
+      readonly series: Series;
+      readonly ok: false;
+      readonly reason: RpcFailureReason;
+      /** A canonical block too far behind the head to be a head answer: its lag still counts. */
+      readonly block?: BlockRef;
+    }
   | { readonly series: Series; readonly skipped: RpcSkipReason };
 
 const logged = new WeakMap<HarnessRuntime, Set<string>>();
@@ -136,6 +142,8 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
     if (signal.aborted) return { series: s, skipped: 'deadline' };
     const ref = await refs.get(s.chain);
     if (!ref) return { series: s, skipped: 'no_reference' };
+    // A stalled reference would make every provider look fresh: such a slot is not scored.
+    if (at - ref.head.timestampMs > REFERENCE_STALE_MS) return { series: s, skipped: 'stale_reference' };
     const req = requestOf(s.kind, tokenOf(s.chain), ref.pinned);
     const conn = connectionOf(rt, s, url, hexId(s.chain));
     const r = await conn.call(req.method, req.params, {
@@ -151,17 +159,26 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
     const checked = checkAnswer(s.kind, r.result, ref);
     if (!checked.ok) return { series: s, ok: false, reason: checked.reason };
     if (checked.block) {
-      const canonical = await referenceBlock(refUrl.get(s.chain) ?? '', checked.block.number, signal);
-      if (!canonical) return { series: s, skipped: 'no_reference' };
-      if (canonical.hash !== checked.block.hash) return { series: s, ok: false, reason: 'not_canonical' };
-      return { series: s, ok: true, ms: r.ms, block: checked.block };
+      const block = checked.block;
+      const near = nearHead(block.number, ref);
+      const canonical = await referenceBlock(refUrl.get(s.chain) ?? '', block.number, signal);
+      // A block our node does not have is ours to skip only when it could be a fresh head.
+      if (!canonical)
+        return near
+          ? { series: s, skipped: 'no_reference' }
+          : { series: s, ok: false, reason: 'wrong_result' };
+      if (canonical.hash !== block.hash) return { series: s, ok: false, reason: 'not_canonical' };
+      if (!near) return { series: s, ok: false, reason: 'wrong_result', block };
+      return { series: s, ok: true, ms: r.ms, block };
     }
     return { series: s, ok: true, ms: r.ms };
   }
 
   const outcomes = await Promise.all(series.map(probeOne));
   const best = await bestHeads(refs, outcomes);
-  const samples = samplesOf(outcomes, best, at, timeoutMs);
+  const lagBench = benchmarks.find((b) => b.derivation.metric === M.headLagMs);
+  const failedLagMs = lagBench?.derivation.mode === 'window' ? (lagBench.derivation.failedValue ?? 0) : 0;
+  const samples = samplesOf(outcomes, best, at, timeoutMs, failedLagMs);
   const heads = Object.fromEntries([...best].map(([chain, b]) => [chain, b.timestampMs]));
   for (const o of outcomes) {
     if ('skipped' in o) rt.metrics.probesSkipped.inc({ benchmark: bench, region, reason: o.skipped });
@@ -216,16 +233,29 @@ async function bestHeads(
 
 /**
  * The slot's samples: each scored probe's latency (the timeout when it failed) and outcome; each
- * correct `block` probe's head lag; each provider's down-slot marker.
+ * `block` probe's head lag: a correct one's own, a failed, wrong or non-canonical one's the worst of
+ * `failedLagMs`, the chain's worst answered lag of the slot and its own (a canonical block far
+ * behind), so failing never scores better than answering; each provider's down-slot marker.
  */
 export function samplesOf(
   outcomes: readonly Outcome[],
   best: ReadonlyMap<string, BlockRef>,
   t: number,
   timeoutMs: number,
+  failedLagMs: number,
 ): Sample[] {
   const out: Sample[] = [];
   const perProvider = new Map<string, { probes: number; down: number }>();
+  const lagOf = (chain: string, block: BlockRef | undefined): number | null => {
+    const head = best.get(chain);
+    return head && block ? Math.max(0, head.timestampMs - block.timestampMs) : null;
+  };
+  const worstLag = new Map<string, number>();
+  for (const o of outcomes) {
+    if ('skipped' in o || !o.ok) continue;
+    const lag = lagOf(o.series.chain, o.block);
+    if (lag !== null) worstLag.set(o.series.chain, Math.max(worstLag.get(o.series.chain) ?? 0, lag));
+  }
   for (const o of outcomes) {
     if ('skipped' in o) continue;
     const { provider, chain, kind } = o.series;
@@ -235,19 +265,16 @@ export function samplesOf(
     if (o.ok) {
       out.push({ metric: M.latencyMs, labels, t, v: o.ms });
       out.push({ metric: M.probeOk, labels, t, v: 1 });
-      const head = best.get(chain);
-      if (o.block && head) {
-        out.push({
-          metric: M.headLagMs,
-          labels: { provider, chain },
-          t,
-          v: Math.max(0, head.timestampMs - o.block.timestampMs),
-        });
-      }
+      const lag = lagOf(chain, o.block);
+      if (lag !== null) out.push({ metric: M.headLagMs, labels: { provider, chain }, t, v: lag });
     } else {
       if (DOWN_REASONS.has(o.reason)) tally.down++;
       out.push({ metric: M.latencyMs, labels, t, v: timeoutMs });
       out.push({ metric: M.probeOk, labels: { ...labels, reason: o.reason }, t, v: 0 });
+      if (kind === 'block') {
+        const v = Math.max(failedLagMs, worstLag.get(chain) ?? 0, lagOf(chain, o.block) ?? 0);
+        out.push({ metric: M.headLagMs, labels: { provider, chain }, t, v });
+      }
     }
     perProvider.set(provider, tally);
   }

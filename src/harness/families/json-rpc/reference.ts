@@ -8,6 +8,12 @@ import {
   requestOf,
 } from './methods.ts';
 
+/**
+ * A reference head older than this at the slot's start (five 12 s blocks, on the harness clock)
+ * means our node has stalled: the chain's probes of that slot are not scored.
+ */
+export const REFERENCE_STALE_MS = 60_000;
+
 /** The reference node is ours: a generous bound, and a failure means no reference answer. */
 const REFERENCE_TIMEOUT_MS = 10_000;
 

@@ -150,7 +150,7 @@ export function harnessMetrics(registry: Registry): HarnessMetrics {
       () =>
         new Counter({
           name: 'harness_probes_skipped_total',
-          help: 'Probes not sent or not scored on our side (deadline, event-loop lag, no reference answer, key refused): nothing stored',
+          help: 'Probes not sent or not scored on our side (deadline, event-loop lag, no reference answer, a stale reference head, key refused): nothing stored',
           labelNames: ['benchmark', 'region', 'reason'],
           registers,
         }),

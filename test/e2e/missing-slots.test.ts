@@ -162,14 +162,14 @@ const tradeCycles = (log: string) =>
 describe('serve --simulate down across two slots', () => {
   it('freezes the day with both slots (and every other one nobody ran) in missingSlots: index site, Stat, methodology, dataset index and manifest', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cb-missing-'));
-    // The demo clock at 1200× from 14:00 on 2026-03-10: a trade slot every 1.5 s of wall time,
-    // midnight ten simulated hours (30 s) away. The first run must stop before 23:00 (its next two
-    // slots in the day): the clock runs while it starts, so nine hours leave a start of up to 24 s
-    // (quiet: 3–5 s; from 19:00 a busy machine's start once left none).
+    // The demo clock at 1200× from 10:00 on 2026-03-10: a trade slot every 1.5 s of wall time,
+    // midnight fourteen simulated hours (42 s) away. The first run must stop before 23:00 (its next
+    // two slots in the day): the clock runs while it starts, so thirteen hours leave a start of up
+    // to 39 s (quiet: 3–5 s; from 14:00 a busy machine's start once left none).
     const env = {
       DATA_DIR: dir,
       DEMO_SPEED: '1200',
-      DEMO_START: '2026-03-10T14:00:00Z',
+      DEMO_START: '2026-03-10T10:00:00Z',
       BENCHMARKS_DIR: benchmarksWithout(['json-rpc']),
     };
     const first = await spawnService(env, { command: serveSimulate });

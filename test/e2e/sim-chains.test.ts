@@ -274,6 +274,35 @@ describe('demo chains on a demo clock and on disk', () => {
     const resumed = await hashes(c, 40);
     await c.stop();
 
+    // Killed (-9): the watchdog's SIGTERM dumped the state, but meta.json records no head. The
+    // state's newest block is checked against the plan instead: resumed, not rebuilt.
+    const unrecorded = () => {
+      const m = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8'));
+      writeFileSync(join(dir, 'meta.json'), JSON.stringify({ ...m, chains: {} }));
+    };
+    unrecorded();
+    c = await run(ORIGIN);
+    expect(lines.at(-1)).toMatch(/resumed from state.*"block":40/);
+    // A loaded state's genesis hash is anvil's own; the history's blocks are the same.
+    expect((await hashes(c, 40)).slice(1)).toEqual(resumed.slice(1));
+    await c.stop();
+
+    // Another chain's state under base's name: its newest block is not base's planned block 40.
+    const other = tempDir();
+    const [bsc] = (await start({ seed: 11, origin: ORIGIN, stateDir: other, chains: ['bsc'], log })) as [
+      DemoChain,
+    ];
+    await bsc.buildTo(at(40));
+    await bsc.stop();
+    writeFileSync(join(dir, 'base.json'), readFileSync(join(other, 'bsc.json')));
+    unrecorded();
+    c = await run(ORIGIN);
+    expect(lines.at(-1)).toMatch(/built from origin.*block 40 (is|has|transaction)/);
+    expect(c.head().number).toBe(0);
+    await c.buildTo(at(40));
+    expect(await hashes(c, 40)).toEqual(resumed);
+    await c.stop();
+
     writeFileSync(join(dir, 'base.json'), '{"block":');
     c = await run(ORIGIN + 3_600_000);
     expect(lines.at(-1)).toMatch(/built from origin.*exited with code 2/);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -92,6 +92,37 @@ function anvilArgs(opts: StartAnvilOptions): string[] {
   return args;
 }
 
+/** Where the pid of the anvil that loads and dumps a state file is kept, beside it. */
+const pidFileOf = (stateFile: string): string => `${stateFile}.pid`;
+
+/** A watchdog's TERM, its 5 s grace, then KILL, plus its 1 s poll: the previous anvil is gone by then. */
+const PREVIOUS_WRITER_WAIT_MS = STOP_GRACE_MS + 2_000;
+
+/** The anvil process that last wrote this state file, while it still runs (null on another OS or pid). */
+function previousWriter(stateFile: string): number | null {
+  try {
+    const pid = Number(readFileSync(pidFileOf(stateFile), 'utf8'));
+    if (!Number.isInteger(pid) || pid <= 0) return null;
+    // A reused pid is not waited for: only an anvil's command line names anvil.
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('anvil') ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * After a kill -9 of our process the watchdog's SIGTERM makes the old anvil dump its state while a
+ * restarted service may already be starting its successor on the same file: that one would load
+ * the older state, or a half-written one. It waits for the old process to exit, bounded.
+ */
+async function previousWriterGone(stateFile: string): Promise<void> {
+  const pid = previousWriter(stateFile);
+  if (pid === null) return;
+  const end = Date.now() + PREVIOUS_WRITER_WAIT_MS;
+  // Not our child: no exit event to wait on, so its pid is polled.
+  while (Date.now() < end && previousWriter(stateFile) === pid) await new Promise((r) => setTimeout(r, 50));
+}
+
 /** anvil starts fine with a state path it cannot write and fails only when dumping on exit. */
 function ensureStateDir(stateFile: string): void {
   try {
@@ -122,7 +153,10 @@ function exited(child: ChildProcess): Promise<void> {
  */
 export async function startAnvil(opts: StartAnvilOptions): Promise<AnvilNode> {
   const binary = opts.binary ?? anvilBinary();
-  if (opts.stateFile !== undefined) ensureStateDir(opts.stateFile);
+  if (opts.stateFile !== undefined) {
+    ensureStateDir(opts.stateFile);
+    await previousWriterGone(opts.stateFile);
+  }
   const timeoutMs = opts.startupTimeoutMs ?? 10_000;
   const child = spawn('/bin/sh', ['-c', WATCHDOG, 'anvil-watchdog', binary, ...anvilArgs(opts)], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -162,6 +196,7 @@ export async function startAnvil(opts: StartAnvilOptions): Promise<AnvilNode> {
   child.stdout?.resume();
   child.removeAllListeners('exit');
   if (pid === undefined) throw new Error(`anvil (chain ${opts.chainId}) has no pid`);
+  if (opts.stateFile !== undefined) writeFileSync(pidFileOf(opts.stateFile), String(pid));
   let stopping: Promise<void> | null = null;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -77,6 +77,14 @@ function expectedStatuses(b: PlannedBlock): string {
  * outcome: an unexpected revert (a drained pool, a setup step out of gas) stops the build loudly
  * instead of leaving a history without the trades the model promised.
  */
+/** The newest block's contents and receipts, in one batch. */
+function checkCalls(n: number): RpcCall[] {
+  return [
+    { method: 'eth_getBlockByNumber', params: [toQuantity(n), false] },
+    { method: 'eth_getBlockReceipts', params: [toQuantity(n)] },
+  ];
+}
+
 function checkBlock(block: RpcBlock | null, receipts: readonly RpcReceipt[] | null, want: Want): void {
   const txs = want.statuses.length;
   const got = block
@@ -87,6 +95,41 @@ function checkBlock(block: RpcBlock | null, receipts: readonly RpcReceipt[] | nu
   const statuses = (receipts ?? []).map((r) => String(hexToNumber(r.status))).join('');
   if (statuses !== want.statuses)
     throw new Error(`block ${want.n} has statuses ${statuses || 'none'}, expected ${want.statuses}`);
+}
+
+/**
+ * The node's newest block holds the plan's transactions for that height (sender, recipient and
+ * calldata, in order), each with its planned outcome. Its timestamp is the node's own: a follower
+ * behind the clock mines at the clock's time. Throws otherwise.
+ */
+export async function checkPlannedHead(
+  rpc: RpcClient,
+  plan: { readonly seed: number; readonly chain: string; readonly chainId: number },
+  head: ChainHead,
+): Promise<void> {
+  if (head.number === 0) return;
+  const planned = plannedBlock(plan.seed, plan.chain, plan.chainId, head.number);
+  const [block, receipts] = await rpc.batch([
+    { method: 'eth_getBlockByNumber', params: [toQuantity(head.number), true] },
+    { method: 'eth_getBlockReceipts', params: [toQuantity(head.number)] },
+  ]);
+  const b = block as RpcBlock | null;
+  checkBlock(b, receipts as RpcReceipt[] | null, {
+    n: head.number,
+    statuses: expectedStatuses(planned),
+    timestampMs: head.timestampMs,
+  });
+  const sent = (b?.transactions ?? []) as ReadonlyArray<{
+    from?: string;
+    to?: string | null;
+    input?: string;
+  }>;
+  const same = (a: string | null | undefined, want: string | undefined) =>
+    (a ?? undefined)?.toLowerCase() === want?.toLowerCase();
+  const at = planned.txs.findIndex(
+    (t, i) => !same(sent[i]?.from, t.from) || !same(sent[i]?.to, t.to) || !same(sent[i]?.input, t.data),
+  );
+  if (at >= 0) throw new Error(`block ${head.number} transaction ${at} is not the planned one`);
 }
 
 export async function readHead(rpc: RpcClient): Promise<ChainHead> {
@@ -140,10 +183,6 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
 
   /** The newest block, mined but not yet checked: its check rides in the next block's batch. */
   let unchecked: Want | null = null;
-  const checkCalls = (n: number): RpcCall[] => [
-    { method: 'eth_getBlockByNumber', params: [toQuantity(n), false] },
-    { method: 'eth_getBlockReceipts', params: [toQuantity(n)] },
-  ];
   /** Any failure leaves nonces and head out of step with the node: stop rather than build another history. */
   const guarded = async (fn: () => Promise<void>): Promise<void> => {
     try {
@@ -195,15 +234,7 @@ export function makeDemoChain(p: DemoChainParts): DemoChain {
     const run = queue.then(async () => {
       const nodeHead = await readHead(p.rpc);
       const nonces = await readNonces(p.rpc);
-      if (nodeHead.number > 0) {
-        const planned = plannedBlock(p.seed, p.chain, p.chainId, nodeHead.number);
-        const [block, receipts] = await p.rpc.batch(checkCalls(nodeHead.number));
-        checkBlock(block as RpcBlock | null, receipts as RpcReceipt[] | null, {
-          n: nodeHead.number,
-          statuses: expectedStatuses(planned),
-          timestampMs: nodeHead.timestampMs,
-        });
-      }
+      await checkPlannedHead(p.rpc, p, nodeHead);
       for (const [sender, n] of nonces) p.nonces.set(sender, n);
       head = nodeHead;
       unchecked = null;

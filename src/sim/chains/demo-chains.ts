@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type HarnessLog, silentLog } from '../../harness/types.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import {
+  checkPlannedHead,
   type DemoChain,
   impersonateSenders,
   installTokens,
@@ -39,26 +40,35 @@ interface Opened {
   readonly head: { readonly number: number; readonly timestampMs: number };
 }
 
-/** Starts anvil on a state file meta.json vouches for; a reason (node stopped) when it does not hold that head. */
-async function resume(chainId: number, stateFile: string, newest: number): Promise<Opened | string> {
+/**
+ * Starts anvil on a state file of this seed and history; a reason (node stopped) when its head is
+ * not the plan's block at that height. The newest block meta.json records is written on a clean
+ * stop only: after a kill -9 the watchdog's SIGTERM still dumps the state, so its head is checked
+ * against the plan like a resynchronising follower's, not against meta.json.
+ */
+async function resume(
+  plan: { readonly seed: number; readonly chain: string; readonly chainId: number },
+  stateFile: string,
+): Promise<Opened | string> {
   let node: AnvilNode;
   try {
-    node = await startAnvil({ chainId, stateFile });
+    node = await startAnvil({ chainId: plan.chainId, stateFile });
   } catch (e) {
     return (e as Error).message;
   }
   const rpc = new RpcClient(node.url);
   try {
     const head = await readHead(rpc);
-    if (head.number === newest) {
-      // A loaded state leaves anvil's clock at the wall time, which refuses evm_mine at the
-      // history's (past) timestamps: set it back to the head's.
-      await rpc.call('evm_setTime', [head.timestampMs / 1000]);
-      await impersonateSenders(rpc);
-      return { node, rpc, head };
+    if (head.number === 0) {
+      await node.stop();
+      return 'state holds no block';
     }
-    await node.stop();
-    return `state head ${head.number}, meta says ${newest}`;
+    await checkPlannedHead(rpc, plan, head);
+    // A loaded state leaves anvil's clock at the wall time, which refuses evm_mine at the
+    // history's (past) timestamps: set it back to the head's.
+    await rpc.call('evm_setTime', [head.timestampMs / 1000]);
+    await impersonateSenders(rpc);
+    return { node, rpc, head };
   } catch (e) {
     await node.stop();
     return (e as Error).message;
@@ -113,9 +123,9 @@ export async function startDemoChains(opts: StartDemoChainsOptions): Promise<Dem
       else if (prior !== null && prior.history !== HISTORY_VERSION)
         why = `history ${prior.history} in meta.json, ${HISTORY_VERSION} built`;
       else if (!existsSync(stateFile)) why = 'no state file';
-      else if (entry?.chainId !== chainId) why = 'state file not recorded in meta.json';
+      else if (entry && entry.chainId !== chainId) why = `chain id ${entry.chainId} in meta.json`;
       else {
-        const r = await resume(chainId, stateFile, entry.newest);
+        const r = await resume({ seed: opts.seed, chain, chainId }, stateFile);
         if (typeof r === 'string') why = r;
         else opened = r;
       }

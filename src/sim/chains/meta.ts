@@ -3,8 +3,9 @@ import { join } from 'node:path';
 
 /**
  * DATA_DIR/chains/meta.json: what the state files beside it hold. A state file is only trusted
- * when this file names the same seed, the same history version and the head anvil loads from it;
- * anything else is rebuilt.
+ * when this file names the same seed and history version, and the newest block anvil loads from it
+ * is the plan's block at that height (src/sim/chains/demo-chains.ts); anything else is rebuilt.
+ * `newest` records the head of a clean stop.
  */
 export interface ChainsMeta {
   readonly seed: number;

@@ -56,6 +56,31 @@ def round6(x):
     return float(f"{x:.6g}")
 
 
+def recall_from_counts(csv_path, provider):
+    """Each stored recall of the provider from the counts beside it: |P ∩ T_fin| / (|T_fin| + phantoms) x 100."""
+    by = defaultdict(dict)
+    with open(csv_path, newline="") as f:
+        for r in csv.DictReader(f):
+            m = r["metric"]
+            if m not in ("token_trade_recall_pct", "token_trade_matched", "token_trade_phantoms", "token_trade_truth_count"):
+                continue
+            labels = {k.removeprefix("label_"): v for k, v in r.items() if k not in ("metric", "timestamp", "value") and v != ""}
+            cell = (labels.get("chain", ""), labels.get("token", ""), labels.get("region", ""), r["timestamp"])
+            if m == "token_trade_truth_count":
+                by[cell]["truth"] = float(r["value"])
+            elif labels.get("provider") == provider:
+                by[cell][m] = float(r["value"])
+    n = agree = 0
+    for v in by.values():
+        if "token_trade_recall_pct" not in v or "token_trade_matched" not in v:
+            continue
+        n += 1
+        whole = v["truth"] + v.get("token_trade_phantoms", 0)
+        if abs(v["token_trade_matched"] / whole * 100 - v["token_trade_recall_pct"]) < 1e-9:
+            agree += 1
+    print(f"recall from counts: {agree} of {n} samples are |P ∩ T_fin| / (|T_fin| + phantoms) x 100")
+
+
 def main(csv_path, stat_path, provider):
     stat = json.load(open(stat_path))
     spec_providers = {r["slug"] for r in stat["rankings"]}
@@ -76,6 +101,8 @@ def main(csv_path, stat_path, provider):
                 continue
             cell = tuple(labels.get(l, "") for l in cell_labels) + (labels.get("region", ""),)
             rows.append((labels["provider"], cell, r["timestamp"], float(r["value"])))
+    if stat["slug"] == "token-trade-recall":
+        recall_from_counts(csv_path, provider)
     who = defaultdict(set)
     for p, cell, t, _ in rows:
         who[(cell, t)].add(p)

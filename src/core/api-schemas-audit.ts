@@ -29,13 +29,19 @@ export const groundTruthSchema = z
       .number()
       .nullable()
       .describe(
-        "|P ∩ T_fin| / |T_fin| × 100 for this provider's distinct transactions P (0 for a failure it caused); null when count is 0 or the probe was not scored.",
+        "|P ∩ T_fin| / (|T_fin| + phantoms) × 100 for this provider's distinct transactions P (0 for a failure it caused): with no phantom, |P ∩ T_fin| / |T_fin| × 100; null when count is 0 or the probe was not scored.",
       ),
     unmatched: z
       .number()
       .nullable()
       .describe(
-        "|P \\ T|: the provider's transactions with no Swap log of the token's pools in the window (T runs to latest). Reported, never scored.",
+        "|P \\ T|: the provider's transactions with no Swap log of the token's pools in the window (T runs to latest), phantoms included.",
+      ),
+    phantoms: z
+      .number()
+      .nullable()
+      .describe(
+        "Verified phantoms: hashes of P \\ T the chain shows are no trade of the token (no such transaction on the reference node, or no log of the token's contract in its receipt). Each counts against recall as a missed swap; null when unmatched is null or the cycle was stored before phantoms were checked.",
       ),
     fromBlock: z.int().nullable().describe('First block of the window.'),
     toBlock: z.int().nullable().describe('Last block counted in T_fin (at most the finalized block).'),

@@ -60,7 +60,14 @@ export const rankingRowSchema = z
       .nullable()
       .optional()
       .describe(
-        "Trade-capture benchmarks: recall against the chain's own Swap logs (|P ∩ T_fin| / |T_fin| × 100) on the (cell, cycle) pairs behind the row that had ground truth, percent; null when none had.",
+        "Trade-capture benchmarks: recall against the chain's own Swap logs (|P ∩ T_fin| / (|T_fin| + phantoms) × 100, verified phantoms counted as misses) on the (cell, cycle) pairs behind the row that had ground truth, percent; null when none had.",
+      ),
+    precision: z
+      .object({ p50: z.number(), mean: z.number() })
+      .nullable()
+      .optional()
+      .describe(
+        'Trade-capture benchmarks: precision against the chain, |P ∩ T| / (|P ∩ T| + phantoms) × 100, on the (cell, cycle) pairs behind the row where the provider answered and phantoms were checked, percent; null when none were. Unmatched hashes that are not verified phantoms (trades of DEXes we do not list, rows from outside the window) do not lower it.',
       ),
     lastSampleAt: z.iso.datetime(),
     partialCoverage: z

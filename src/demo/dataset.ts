@@ -182,6 +182,8 @@ function recallModelCell(cell: ModelCell, t: number): RecallScore {
               returned: a.count,
               inFinalized: Math.max(0, Math.min(a.start + a.count, finalizedCount) - a.start),
               inAll: a.count,
+              // A model answer is a run of the cell's truth: nothing outside it, so no phantom.
+              phantoms: 0,
             }
           : { kind: 'provider_failure' },
     })),

@@ -10,8 +10,16 @@ export class DigestSet {
   private lo: Uint32Array;
   private mask: number;
   private n = 0;
+  private readonly keptHashes: string[] = [];
 
-  constructor(readonly capacity: number) {
+  /**
+   * `keep`: how many of the first distinct hashes added are also kept as strings, so the ones the
+   * truth does not hold can be looked up on the chain (recall's phantom check); 0 keeps none.
+   */
+  constructor(
+    readonly capacity: number,
+    private readonly keep = 0,
+  ) {
     const slots = 1024;
     this.hi = new Uint32Array(slots);
     this.lo = new Uint32Array(slots);
@@ -29,7 +37,16 @@ export class DigestSet {
   /** Adds a hash; false when the set is full and the hash is new (the count is then a floor). */
   add(s: string): boolean {
     digest(s);
-    return this.addDigest(dHi, dLo);
+    if (this.keptHashes.length >= this.keep) return this.addDigest(dHi, dLo);
+    const before = this.n;
+    const added = this.addDigest(dHi, dLo);
+    if (this.n > before) this.keptHashes.push(s);
+    return added;
+  }
+
+  /** The first `keep` distinct hashes added, in the order they came. */
+  get kept(): readonly string[] {
+    return this.keptHashes;
   }
 
   has(s: string): boolean {

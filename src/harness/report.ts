@@ -23,6 +23,8 @@ export interface CellProviderOutcome {
   readonly recallPct?: number;
   /** Returned transactions no Swap log of the window holds, when the cell had truth. */
   readonly unmatched?: number;
+  /** Of those, the ones the chain shows are no trade of the token (verified phantoms). */
+  readonly phantoms?: number;
   readonly capped?: boolean;
   readonly pages?: number;
   readonly failure?: ProbeFailure;

@@ -105,9 +105,10 @@ function rankings(stat: Stat, mode: DerivationMode): string {
   const union = stat.rankings.some((r) => r.unionCapture);
   // Recall against the chain's own swaps, beside capture: present when the family publishes it.
   const recall = stat.rankings.some((r) => r.recall !== undefined);
+  const precision = stat.rankings.some((r) => r.precision !== undefined);
   const head = latest
     ? `<th>#</th><th class="l">Provider</th><th>${esc(stat.metric)} (${esc(u)})</th><th class="l">Compared with the leader</th><th>Last listing (UTC)</th><th>Raw data</th>`
-    : `<th>#</th><th class="l">Provider</th><th>p50 (${esc(u)})</th><th class="l">Compared with the leader</th><th>p90 (${esc(u)})</th><th>p99 (${esc(u)})</th><th>Mean (${esc(u)})</th>${union ? '<th>p50 vs union (%)</th>' : ''}${recall ? '<th>p50 recall vs chain (%)</th>' : ''}<th>Probes OK (%)</th><th>Samples (count)</th><th>Raw data</th>`;
+    : `<th>#</th><th class="l">Provider</th><th>p50 (${esc(u)})</th><th class="l">Compared with the leader</th><th>p90 (${esc(u)})</th><th>p99 (${esc(u)})</th><th>Mean (${esc(u)})</th>${union ? '<th>p50 vs union (%)</th>' : ''}${recall ? '<th>p50 recall vs chain (%)</th>' : ''}${precision ? '<th>p50 precision vs chain (%)</th>' : ''}<th>Probes OK (%)</th><th>Samples (count)</th><th>Raw data</th>`;
   if (stat.rankings.length === 0) {
     const msg = stat.status === 'draft' ? 'Not measured yet.' : 'No measurements in the last 24 h.';
     return `<div class="wrap"><table><thead><tr>${head}</tr></thead><tbody><tr><td class="l muted" colspan="11">${msg}</td></tr></tbody></table></div>`;
@@ -128,9 +129,10 @@ function rankings(stat: Stat, mode: DerivationMode): string {
       // The union capture of a provider alone on its cells is its own count: 100% by construction.
       const unionCell = r.unionCapture && !alone ? esc(fmt(r.unionCapture.p50, 'pct')) : '–';
       const recallCell = r.recall && !alone ? esc(fmt(r.recall.p50, 'pct')) : '–';
+      const precisionCell = r.precision && !alone ? esc(fmt(r.precision.p50, 'pct')) : '–';
       const rest = latest
         ? `<td>${esc(r.lastSampleAt.slice(0, 16).replace('T', ' '))}</td>`
-        : `${tailCell(alone ? null : r.ms.p90, r.ci95?.p90, stat.unit)}${tailCell(alone ? null : r.ms.p99, r.ci95?.p99, stat.unit)}${tailCell(alone ? null : r.ms.mean, null, stat.unit)}${union ? `<td>${unionCell}</td>` : ''}${recall ? `<td>${recallCell}</td>` : ''}<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
+        : `${tailCell(alone ? null : r.ms.p90, r.ci95?.p90, stat.unit)}${tailCell(alone ? null : r.ms.p99, r.ci95?.p99, stat.unit)}${tailCell(alone ? null : r.ms.mean, null, stat.unit)}${union ? `<td>${unionCell}</td>` : ''}${recall ? `<td>${recallCell}</td>` : ''}${precision ? `<td>${precisionCell}</td>` : ''}<td>${r.successRate.toFixed(1)}</td><td>${r.sampleSize.toLocaleString('en-US')}</td>`;
       return `<tr${off ? ' class="off"' : ''}><td>${r.rank ?? '–'}</td>${providerCell(stat, r)}${value}${barCell}${rest}${audit}</tr>`;
     })
     .join('\n');

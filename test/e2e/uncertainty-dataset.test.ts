@@ -259,6 +259,21 @@ describe('rule 8: reproducible from the dataset alone', () => {
         checked++;
       }
       expect(checked).toBeGreaterThan(0);
+      // Recall, from the counts the dataset stores beside each sample (|P ∩ T_fin|, |T_fin|, phantoms).
+      const recall = await f.publication.frozenStat('token-trade-recall', YESTERDAY);
+      if (recall.kind !== 'ok') throw new Error('recall day not served');
+      await writeFile(join(dir, 'recall.json'), recall.served.body);
+      const leader =
+        (JSON.parse(new TextDecoder().decode(recall.served.body)) as Stat).rankings[0]?.slug ?? '';
+      const out = execFileSync('python3', [
+        join(import.meta.dirname, '../../scripts/recompute-ci.py'),
+        join(dir, 'day.csv'),
+        join(dir, 'recall.json'),
+        leader,
+      ]).toString();
+      const [agree, n] = (/recall from counts: (\d+) of (\d+) samples/.exec(out)?.slice(1) ?? []).map(Number);
+      expect(n, out).toBeGreaterThan(10);
+      expect(agree).toBe(n);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -133,6 +133,8 @@ const isRecall = (s: Sample) =>
   s.metric === METRICS.tokenTradeRecallPct ||
   s.metric === METRICS.tokenTradeRecallProbeOk ||
   s.metric === METRICS.tokenTradeUnmatched ||
+  s.metric === METRICS.tokenTradePhantoms ||
+  s.metric === METRICS.tokenTradeMatched ||
   s.metric === METRICS.tokenTradeTruthCount ||
   s.metric === METRICS.tokenTradeTruthBlocks ||
   s.metric === METRICS.tokenTradeTruthUnavailable;

@@ -148,6 +148,7 @@ describe("rule 6: the union baseline beside the spec's", () => {
           count: null,
           recallPct: null,
           unmatched: null,
+          phantoms: null,
           fromBlock: null,
           toBlock: null,
         },

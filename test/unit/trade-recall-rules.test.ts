@@ -88,7 +88,7 @@ describe('recall against the chain (issue 23, rule 6)', () => {
     expect(v(M.tokenTradeRecallProbeOk, 'a')).toBe(0);
     expect(v(M.tokenTradeUnmatched, 'a')).toBeUndefined();
     expect(r.samples.some((s) => s.labels.provider === 'b')).toBe(false);
-    expect(r.providers).toEqual([{ recallPct: 0, unmatched: null }, null]);
+    expect(r.providers).toEqual([{ recallPct: 0, unmatched: null, phantoms: null }, null]);
   });
 
   it('no 0/0: an empty T_fin stores the truth count and no recall', () => {

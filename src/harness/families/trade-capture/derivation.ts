@@ -15,8 +15,9 @@ function summary(vs: number[]): { p50: number; mean: number } | null {
 
 /**
  * What trade capture adds to the shared window derivation: the unresponsive marker (from the
- * benchmark's stored cycles of 5xx) and `unionCapture`, the provider's count over the union of every
- * provider's distinct transactions on exactly the (cell, cycle) pairs its statistics used.
+ * benchmark's stored cycles of 5xx); `unionCapture`, the provider's count over the union of every
+ * provider's distinct transactions on exactly the (cell, cycle) pairs its statistics used; and
+ * `precision` on those pairs, |P ∩ T| / (|P ∩ T| + phantoms) × 100 with |P ∩ T| = |P| − unmatched.
  */
 export async function tradeCaptureExtras(
   q: ExtrasQuery,
@@ -48,6 +49,8 @@ export async function tradeCaptureExtras(
     const countAt = new Map<string, number>();
     const unionAt = new Map<string, number>();
     const recallAt = new Map<string, number>();
+    const unmatchedAt = new Map<string, number>();
+    const phantomsAt = new Map<string, number>();
     let indexed: ((s: Sample) => string) | null = null;
     const index = (key: (s: Sample) => string) => {
       if (indexed === key) return;
@@ -55,11 +58,38 @@ export async function tradeCaptureExtras(
       countAt.clear();
       unionAt.clear();
       recallAt.clear();
+      unmatchedAt.clear();
+      phantomsAt.clear();
       for (const s of counts) if (keep(s)) countAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
       for (const s of unions) if (keep(s)) unionAt.set(key(s), s.v);
       for (const s of truth.recall) if (keep(s)) recallAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
+      for (const s of truth.unmatched)
+        if (keep(s)) unmatchedAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
+      for (const s of truth.phantoms) if (keep(s)) phantomsAt.set(`${s.labels.provider}\u0001${key(s)}`, s.v);
     };
-    if (!ofCapture) return { unresponsive, statFields };
+    /** Precision on the pairs that had truth and an answer (a failure returned nothing to be precise about). */
+    const precisionOf = (provider: string, used: readonly Sample[], key: (s: Sample) => string) => {
+      const pcts: number[] = [];
+      for (const s of used) {
+        const k = `${provider}\u0001${key(s)}`;
+        const count = countAt.get(k);
+        const unmatched = unmatchedAt.get(k);
+        const phantoms = phantomsAt.get(k);
+        if (count === undefined || unmatched === undefined || phantoms === undefined) continue;
+        const pct = percentOf(count - unmatched, count - unmatched + phantoms);
+        if (pct !== null) pcts.push(pct);
+      }
+      return summary(pcts);
+    };
+    if (!ofCapture)
+      return {
+        unresponsive,
+        statFields,
+        fields(provider, used, key) {
+          index(key);
+          return { precision: precisionOf(provider, used, key) };
+        },
+      };
     return {
       unresponsive,
       statFields,
@@ -79,7 +109,11 @@ export async function tradeCaptureExtras(
           const r = recallAt.get(`${provider}\u0001${key(s)}`);
           if (r !== undefined) recalls.push(r);
         }
-        return { unionCapture: summary(pcts), recall: summary(recalls) };
+        return {
+          unionCapture: summary(pcts),
+          recall: summary(recalls),
+          precision: precisionOf(provider, used, key),
+        };
       },
     };
   };

@@ -12,6 +12,7 @@ export interface TruthSamples {
   readonly unavailable: readonly Sample[];
   readonly recall: readonly Sample[];
   readonly unmatched: readonly Sample[];
+  readonly phantoms: readonly Sample[];
 }
 
 export async function readTruthSamples(
@@ -22,21 +23,22 @@ export async function readTruthSamples(
 ): Promise<TruthSamples> {
   const cell = { matchers: [...labelMatchers], ...win };
   const own = { matchers: [...providerMatchers, ...labelMatchers], ...win };
-  const [counts, blocks, unavailable, recall, unmatched] = await Promise.all([
+  const [counts, blocks, unavailable, recall, unmatched, phantoms] = await Promise.all([
     store.select({ metric: METRICS.tokenTradeTruthCount, ...cell }),
     store.select({ metric: METRICS.tokenTradeTruthBlocks, ...cell }),
     store.select({ metric: METRICS.tokenTradeTruthUnavailable, ...cell }),
     store.select({ metric: METRICS.tokenTradeRecallPct, ...own }),
     store.select({ metric: METRICS.tokenTradeUnmatched, ...own }),
+    store.select({ metric: METRICS.tokenTradePhantoms, ...own }),
   ]);
-  return { counts, blocks, unavailable, recall, unmatched };
+  return { counts, blocks, unavailable, recall, unmatched, phantoms };
 }
 
 const key = pairKeyOf(['chain', 'token']);
 
 /**
  * The `groundTruth` of each (cell, cycle) one provider was probed on, from the stored samples alone:
- * `ok` with |T_fin|, the provider's recall (null when T_fin was empty: no 0/0) and unmatched count,
+ * `ok` with |T_fin|, the provider's recall (null when T_fin was empty: no 0/0), unmatched and phantom counts,
  * and the blocks counted; or `unavailable` with the stored reason. A cycle stored before truth was
  * read has neither sample: `unavailable`, reason `not-recorded`.
  */
@@ -50,6 +52,7 @@ export function groundTruthOf(t: TruthSamples, provider: string): (probe: Sample
     new Map(list.filter((s) => s.labels.provider === provider).map((s) => [key(s), s.v]));
   const recall = mine(t.recall);
   const unmatched = mine(t.unmatched);
+  const phantoms = mine(t.phantoms);
   return (probe) => {
     const k = key(probe);
     const n = count.get(k);
@@ -60,6 +63,7 @@ export function groundTruthOf(t: TruthSamples, provider: string): (probe: Sample
         count: null,
         recallPct: null,
         unmatched: null,
+        phantoms: null,
         fromBlock: null,
         toBlock: null,
       };
@@ -71,6 +75,7 @@ export function groundTruthOf(t: TruthSamples, provider: string): (probe: Sample
       count: n,
       recallPct: r === undefined ? null : round6(r),
       unmatched: unmatched.get(k) ?? null,
+      phantoms: phantoms.get(k) ?? null,
       fromBlock: from.get(k) ?? null,
       toBlock: to.get(k) ?? null,
     };

@@ -17,12 +17,19 @@ export const TRADE_CAPTURE_METRICS = {
    * benchmark's cells) got a 5xx. Per benchmark: each benchmark's marker is over its own cells.
    */
   providerCycle5xx: 'provider_cycle_5xx',
-  /** {provider, chain, token}: |P ∩ T_fin| / |T_fin| × 100, against the chain's own Swap logs. */
+  /**
+   * {provider, chain, token}: |P ∩ T_fin| / (|T_fin| + phantoms) × 100, against the chain's own Swap
+   * logs; with no verified phantom, |P ∩ T_fin| / |T_fin| × 100.
+   */
   tokenTradeRecallPct: 'token_trade_recall_pct',
   /** {provider, chain, token}: 1 for a probe of a cell with ground truth, 0 on a failure the provider caused. */
   tokenTradeRecallProbeOk: 'token_trade_recall_probe_ok',
   /** {provider, chain, token}: |P \ T|, the provider's hashes no Swap log of the token's pools holds. */
   tokenTradeUnmatched: 'token_trade_unmatched',
+  /** {provider, chain, token}: hashes of P \ T the chain shows are no trade of the token (verified phantoms). */
+  tokenTradePhantoms: 'token_trade_phantoms',
+  /** {provider, chain, token}: |P ∩ T_fin|, so each recall can be recomputed from the dataset. */
+  tokenTradeMatched: 'token_trade_matched',
   /** {chain, token}: |T_fin|, distinct swap transactions in the window up to the finalized block. */
   tokenTradeTruthCount: 'token_trade_truth_count',
   /** {chain, token, edge=from|to}: the blocks the truth was read from (to: the last finalized one counted). */
@@ -68,7 +75,7 @@ export const TRADE_CAPTURE_METRIC_DECLARATIONS: readonly MetricDeclaration[] = [
   {
     name: M.tokenTradeRecallPct,
     labels: CELL,
-    help: "Recall against the chain's own Swap logs up to the finalized block, percent",
+    help: "Recall against the chain's own Swap logs up to the finalized block, verified phantoms counted as misses, percent",
   },
   {
     name: M.tokenTradeRecallProbeOk,
@@ -79,6 +86,16 @@ export const TRADE_CAPTURE_METRIC_DECLARATIONS: readonly MetricDeclaration[] = [
     name: M.tokenTradeUnmatched,
     labels: CELL,
     help: 'Returned transactions no Swap log of the window holds',
+  },
+  {
+    name: M.tokenTradePhantoms,
+    labels: CELL,
+    help: 'Returned transactions the chain shows are no trade of the token: no such transaction, or no log of the token (verified phantoms)',
+  },
+  {
+    name: M.tokenTradeMatched,
+    labels: CELL,
+    help: 'Returned transactions the ground truth up to the finalized block holds',
   },
   {
     name: M.tokenTradeTruthCount,

@@ -13,11 +13,12 @@ import type { TradeAdapter, TradeFetch, TradeWindow } from './adapters/contract.
 import { TRADE_ADAPTERS } from './adapters/registry.ts';
 import { type CellLabels, type CellOutcome, cycleFiveXxSample, scoreCell } from './cell-score.ts';
 import { markUnresponsive, seedUnresponsive } from './mark-unresponsive.ts';
+import { withPhantoms } from './phantoms.ts';
 import {
   matchTruth,
-  type ProviderRecall,
   type RecallOutcome,
   recallTruthOf,
+  reportedRecall,
   scoreRecall,
 } from './recall-score.ts';
 import type { Truth } from './truth.ts';
@@ -186,13 +187,25 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
         unionCount: unionSize(okSets),
       });
       samples.push(...score.samples);
-      const truth = await truthRead;
+      const checked = await withPhantoms(
+        rt.truth,
+        token,
+        results.map(({ r }) => r),
+        await truthRead,
+        signal,
+      );
+      const truth = checked.truth;
+      if (truth.status === 'unavailable' && truth.message.startsWith('phantom check'))
+        rt.log('warn', `ground truth ${token.chain}/${token.address}: ${truth.message}`, {});
       const recall = scoreRecall({
         chain: token.chain,
         token: token.symbol,
         at,
         truth: recallTruthOf(truth),
-        outcomes: results.map(({ m, r }) => ({ provider: m.slug, outcome: recallOutcomeOf(r, truth) })),
+        outcomes: results.map(({ m, r }, i) => ({
+          provider: m.slug,
+          outcome: recallOutcomeOf(r, truth, checked.phantoms[i] ?? 0),
+        })),
       });
       samples.push(...recall.samples);
       const cellSamples = [...score.samples, ...recall.samples];
@@ -229,7 +242,7 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
             status: 'zero',
             count: 0,
             ...(s.pct !== null ? { capturePct: s.pct } : {}),
-            ...recallOf(recall.providers[i]),
+            ...reportedRecall(recall.providers[i]),
             failure: f,
             durationMs,
           });
@@ -249,7 +262,7 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
           status: 'ok',
           count: s.count,
           ...(s.pct !== null ? { capturePct: s.pct } : {}),
-          ...recallOf(recall.providers[i]),
+          ...reportedRecall(recall.providers[i]),
           capped: v.capped,
           pages: v.pages,
           durationMs,
@@ -318,12 +331,6 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
   return reports;
 }
 
-/** The report's view of a provider's recall on the cell (nothing when it was not scored). */
-function recallOf(r: ProviderRecall | null | undefined): { recallPct?: number; unmatched?: number } {
-  if (!r) return {};
-  return { recallPct: r.recallPct, ...(r.unmatched !== null ? { unmatched: r.unmatched } : {}) };
-}
-
 /** How long a cell's truth read may take (wall clock) before the cell is scored without it. */
 export const TRUTH_BUDGET_MS = 120_000;
 
@@ -348,8 +355,8 @@ async function readTruth(
   }
 }
 
-function recallOutcomeOf(r: Result<TradeFetch>, truth: Truth): RecallOutcome {
-  if (r.ok) return truth.status === 'ok' ? matchTruth(r.value.hashes, truth) : { kind: 'ours' };
+function recallOutcomeOf(r: Result<TradeFetch>, truth: Truth, phantoms: number): RecallOutcome {
+  if (r.ok) return truth.status === 'ok' ? matchTruth(r.value.hashes, truth, phantoms) : { kind: 'ours' };
   return blame(r.failure) === 'ours' ? { kind: 'ours' } : { kind: 'provider_failure' };
 }
 

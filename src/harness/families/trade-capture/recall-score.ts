@@ -5,11 +5,18 @@ import { TRADE_CAPTURE_METRICS as METRICS } from './metrics.ts';
 import type { Truth, TruthReason } from './truth.ts';
 
 /**
- * A provider's answer as recall sees it: how many distinct transactions it returned and how many of
- * them T_fin and T hold (matchTruth), a failure it caused, or one of ours.
+ * A provider's answer as recall sees it: how many distinct transactions it returned, how many of
+ * them T_fin and T hold (matchTruth) and how many of the rest are verified phantoms (countPhantoms),
+ * a failure it caused, or one of ours.
  */
 export type RecallOutcome =
-  | { readonly kind: 'ok'; readonly returned: number; readonly inFinalized: number; readonly inAll: number }
+  | {
+      readonly kind: 'ok';
+      readonly returned: number;
+      readonly inFinalized: number;
+      readonly inAll: number;
+      readonly phantoms: number;
+    }
   | { readonly kind: 'provider_failure' }
   | { readonly kind: 'ours' };
 
@@ -29,17 +36,24 @@ export function recallTruthOf(t: Truth): RecallTruth {
     : { status: 'unavailable', reason: t.reason };
 }
 
-/** A provider's distinct hashes matched against the truth read from the chain. */
+/** A provider's distinct hashes matched against the truth read from the chain; `phantoms` as verified. */
 export function matchTruth(
   hashes: DigestSet,
   t: Extract<Truth, { status: 'ok' }>,
+  phantoms = 0,
 ): Extract<RecallOutcome, { kind: 'ok' }> {
   return {
     kind: 'ok',
     returned: hashes.size,
     inFinalized: intersectionSize(hashes, t.finalized),
     inAll: intersectionSize(hashes, t.all),
+    phantoms,
   };
+}
+
+/** The hashes an answer kept as strings that T does not hold: the ones the phantom check looks up. */
+export function unmatchedKept(hashes: DigestSet, t: Extract<Truth, { status: 'ok' }>): string[] {
+  return hashes.kept.filter((h) => !t.all.has(h));
 }
 
 export interface RecallInput {
@@ -54,6 +68,8 @@ export interface ProviderRecall {
   readonly recallPct: number;
   /** Null for a failure the provider caused: it returned no hashes to match. */
   readonly unmatched: number | null;
+  /** Verified phantoms among the unmatched; null as unmatched. */
+  readonly phantoms: number | null;
 }
 
 export interface RecallScore {
@@ -76,9 +92,12 @@ function intersectionSize(a: DigestSet, b: DigestSet): number {
  * - no truth: only `token_trade_truth_unavailable{reason}` = 1; no provider is scored;
  * - truth: `token_trade_truth_count` = |T_fin| and the blocks it spans; then, unless T_fin is empty
  *   (no 0/0: nothing more is stored), per provider scored on the cell:
- *   recall = |P ∩ T_fin| / |T_fin| × 100 and unmatched = |P \ T| (reported, never scored: other DEXes
- *   exist); a failure the provider caused is 0 recall and a failed probe; a failure on our side
- *   writes nothing for that provider.
+ *   recall = |P ∩ T_fin| / (|T_fin| + phantoms) × 100, where phantoms are the hashes of P \ T the
+ *   chain shows are no trade of the token (countPhantoms): each counts against the provider as a
+ *   missed swap would, so returning too much never scores above an honest answer, and with no
+ *   phantom it is |P ∩ T_fin| / |T_fin|. The rest of P \ T is unmatched: reported, never scored
+ *   (other DEXes exist). A failure the provider caused is 0 recall and a failed probe; a failure on
+ *   our side writes nothing for that provider.
  * Swaps in the blocks after `finalized` are in T (so a provider returning them is not unmatched)
  * but not in T_fin (so one that misses them, still indexing, loses nothing).
  */
@@ -110,17 +129,33 @@ export function scoreRecall(input: RecallInput): RecallScore {
         { metric: METRICS.tokenTradeRecallPct, labels, t, v: 0 },
         { metric: METRICS.tokenTradeRecallProbeOk, labels, t, v: 0 },
       );
-      providers[i] = { recallPct: 0, unmatched: null };
+      providers[i] = { recallPct: 0, unmatched: null, phantoms: null };
       return;
     }
-    const recallPct = percentOf(o.inFinalized, whole) ?? 0;
+    const recallPct = percentOf(o.inFinalized, whole + o.phantoms) ?? 0;
     const unmatched = o.returned - o.inAll;
     samples.push(
       { metric: METRICS.tokenTradeRecallPct, labels, t, v: recallPct },
       { metric: METRICS.tokenTradeRecallProbeOk, labels, t, v: 1 },
       { metric: METRICS.tokenTradeUnmatched, labels, t, v: unmatched },
+      { metric: METRICS.tokenTradePhantoms, labels, t, v: o.phantoms },
+      { metric: METRICS.tokenTradeMatched, labels, t, v: o.inFinalized },
     );
-    providers[i] = { recallPct, unmatched };
+    providers[i] = { recallPct, unmatched, phantoms: o.phantoms };
   });
   return { samples, providers };
+}
+
+/** The report's view of a provider's recall on the cell (nothing when it was not scored). */
+export function reportedRecall(r: ProviderRecall | null | undefined): {
+  recallPct?: number;
+  unmatched?: number;
+  phantoms?: number;
+} {
+  if (!r) return {};
+  return {
+    recallPct: r.recallPct,
+    ...(r.unmatched !== null ? { unmatched: r.unmatched } : {}),
+    ...(r.phantoms !== null ? { phantoms: r.phantoms } : {}),
+  };
 }

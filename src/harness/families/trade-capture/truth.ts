@@ -3,6 +3,7 @@ import { parseQuantity, ReferenceRpc } from '../../reference-rpc.ts';
 import { BlockClock, checkRetained } from './block-search.ts';
 import { type DexDeployment, dexesOf } from './dexes.ts';
 import { chunked, type GetLogsStats, getLogsSplit, type Hex, type LogFilter, TruthFailure } from './logs.ts';
+import { countPhantoms } from './phantoms.ts';
 import { discoverPools, memoryPoolCache, type Pool, type PoolCache } from './pools.ts';
 
 export type TruthReason = 'no-reference-node' | 'before-history' | 'node-error' | 'limit';
@@ -28,6 +29,16 @@ export interface TruthReader {
     w: { startMs: number; endMs: number },
     signal?: AbortSignal,
   ): Promise<Truth>;
+  /**
+   * Of a provider's hashes the cell's truth does not hold, how many are verified phantoms
+   * (countPhantoms), looked up on the chain's reference node. Throws on a node error.
+   */
+  phantoms(
+    chain: string,
+    token: `0x${string}`,
+    hashes: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<number>;
 }
 
 export interface TruthReaderOptions {
@@ -152,21 +163,31 @@ export function createTruthReader(opts: TruthReaderOptions): TruthReader {
   const chains = new Map<string, Chain>();
   const cache = opts.cache ?? memoryPoolCache();
   const dexes = opts.dexes ?? dexesOf;
+  const chainOf = (chain: string): Chain | null => {
+    const url = opts.references.get(chain);
+    if (url === undefined) return null;
+    let c = chains.get(chain);
+    if (c === undefined) {
+      const rpc = new ReferenceRpc(url, opts.timeoutMs);
+      c = { rpc, clock: new BlockClock(rpc), ranges: new Map() };
+      chains.set(chain, c);
+    }
+    return c;
+  };
   return {
+    async phantoms(chain, token, hashes, signal) {
+      const c = chainOf(chain);
+      if (c === null) throw new Error(`no reference node for ${chain}`);
+      return countPhantoms(c.rpc, token, hashes, signal);
+    },
     async read(chain, token, w, signal) {
-      const url = opts.references.get(chain);
-      if (url === undefined)
+      const c = chainOf(chain);
+      if (c === null)
         return {
           status: 'unavailable',
           reason: 'no-reference-node',
           message: `no reference node for ${chain}`,
         };
-      let c = chains.get(chain);
-      if (c === undefined) {
-        const rpc = new ReferenceRpc(url, opts.timeoutMs);
-        c = { rpc, clock: new BlockClock(rpc), ranges: new Map() };
-        chains.set(chain, c);
-      }
       try {
         return await readCell(c, dexes(chain), token.toLowerCase() as Hex, w, cache, signal, opts.stats);
       } catch (e) {

@@ -3,7 +3,7 @@ import { type AdapterContext, type GraphqlApi, joinUrl, postGraphql } from '../.
 import { DigestSet } from '../../../digest-set.ts';
 import type { ReferenceToken } from '../../../tokens.ts';
 import { fail, ok, type Result } from '../../../types.ts';
-import type { TradeAdapter, TradeFetch, TradeWindow } from './contract.ts';
+import { PHANTOM_CANDIDATES, type TradeAdapter, type TradeFetch, type TradeWindow } from './contract.ts';
 
 export const BITQUERY_ROW_LIMIT = 10_000;
 
@@ -66,7 +66,7 @@ export const bitqueryTrades: TradeAdapter = {
       // no GraphQL error code for it: its GraphQL errors are all its own failures.
       authErrorCodes: [],
     };
-    const hashes = new DigestSet(ctx.maxHashes);
+    const hashes = new DigestSet(ctx.maxHashes, PHANTOM_CANDIDATES);
     let rows = 0;
     let full = false;
     if (token.chain === 'solana') {

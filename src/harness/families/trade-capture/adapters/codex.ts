@@ -3,7 +3,7 @@ import { type AdapterContext, type GraphqlApi, joinUrl, postGraphql } from '../.
 import { DigestSet } from '../../../digest-set.ts';
 import type { ReferenceToken } from '../../../tokens.ts';
 import { fail, ok, type Result } from '../../../types.ts';
-import type { TradeAdapter, TradeFetch, TradeWindow } from './contract.ts';
+import { PHANTOM_CANDIDATES, type TradeAdapter, type TradeFetch, type TradeWindow } from './contract.ts';
 
 export const CODEX_PAGE_LIMIT = 200;
 
@@ -54,7 +54,7 @@ export const codexTrades: TradeAdapter = {
       timestamp: { from: Math.ceil(w.startMs / 1000), to: Math.ceil(w.endMs / 1000) - 1 },
       eventType: 'Swap',
     };
-    const hashes = new DigestSet(ctx.maxHashes);
+    const hashes = new DigestSet(ctx.maxHashes, PHANTOM_CANDIDATES);
     const cursors = new Set<string>();
     let rows = 0;
     let pages = 0;

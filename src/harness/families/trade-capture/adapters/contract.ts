@@ -10,6 +10,13 @@ export interface TradeWindow {
   readonly endMs: number;
 }
 
+/**
+ * Distinct hashes per answer kept as strings (the first ones, in the provider's order) so recall's
+ * phantom check can look them up on the chain: ~1.4 MB per answer at most, where the digests of a
+ * million-trade cell take 16 MiB.
+ */
+export const PHANTOM_CANDIDATES = 10_000;
+
 export interface TradeFetch {
   /** Distinct transaction hashes as 64-bit digests (deduped page by page; pages are never kept). */
   readonly hashes: DigestSet;

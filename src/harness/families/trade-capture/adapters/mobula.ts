@@ -3,7 +3,7 @@ import { type AdapterContext, getJson, joinUrl } from '../../../context.ts';
 import { DigestSet } from '../../../digest-set.ts';
 import type { ReferenceToken } from '../../../tokens.ts';
 import { fail, ok, type Result } from '../../../types.ts';
-import type { TradeAdapter, TradeFetch, TradeWindow } from './contract.ts';
+import { PHANTOM_CANDIDATES, type TradeAdapter, type TradeFetch, type TradeWindow } from './contract.ts';
 
 export const MOBULA_PAGE_LIMIT = 5000;
 
@@ -27,7 +27,7 @@ export const mobulaTrades: TradeAdapter = {
   async fetch(token: ReferenceToken, w: TradeWindow, ctx: AdapterContext): Promise<Result<TradeFetch>> {
     const blockchain = BLOCKCHAIN[token.chain];
     if (!blockchain) return fail('parse', `mobula: unsupported chain ${token.chain}`);
-    const hashes = new DigestSet(ctx.maxHashes);
+    const hashes = new DigestSet(ctx.maxHashes, PHANTOM_CANDIDATES);
     const cursors = new Set<string>();
     let rows = 0;
     let pages = 0;

@@ -7,7 +7,7 @@
  */
 import { Agent, request } from 'node:http';
 import { RpcConnection } from '../src/harness/families/json-rpc/client.ts';
-import { requestOf } from '../src/harness/families/json-rpc/methods.ts';
+import { PROBE_ACCOUNTS, requestOf } from '../src/harness/families/json-rpc/methods.ts';
 import { RPC_KINDS } from '../src/harness/families/json-rpc/metrics.ts';
 import { REFERENCE_TOKENS } from '../src/harness/tokens.ts';
 import { startDemoChains } from '../src/sim/chains/index.ts';
@@ -45,7 +45,7 @@ const q = (a: number[], p: number) => {
 };
 const rows: string[] = [];
 for (const kind of RPC_KINDS) {
-  const r = requestOf(kind, token, pinned);
+  const r = requestOf(kind, token, pinned, { account: PROBE_ACCOUNTS[0], logBlocks: 100 });
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: r.method, params: r.params });
   const conn = new RpcConnection(url, '0x1');
   const ours: number[] = [];

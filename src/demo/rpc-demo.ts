@@ -112,12 +112,18 @@ export interface RpcDemo {
  */
 function regionEnv(
   base: Readonly<Record<string, string | undefined>>,
+  seed: number,
   region: string,
   specs: readonly BenchmarkSpec[],
   chains: readonly DemoChain[],
   sim: ThreadedRpcSimulator,
 ): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...base, HARNESS_REGION: region };
+  // The demo's questions follow its seed, so two demos with the same DEMO_SEED ask the same ones.
+  const env: Record<string, string | undefined> = {
+    HARNESS_PROBE_SEED: String(seed),
+    ...base,
+    HARNESS_REGION: region,
+  };
   for (const c of chains) env[referenceVar(c.chain)] = c.node.url;
   for (const p of providerUnion(specs)) {
     for (const chain of new Set(p.entries.flatMap((e) => e.chains ?? []))) {
@@ -164,7 +170,7 @@ export async function startRpcDemo(opts: RpcDemoOptions): Promise<RpcDemo | null
     const cadence = durationMs(opts.specs[0]?.cadence ?? '1m');
     const configs = DEMO_REGIONS.map((region) => ({
       region,
-      config: loadHarnessConfig(regionEnv(opts.env ?? {}, region, opts.specs, chains, s)),
+      config: loadHarnessConfig(regionEnv(opts.env ?? {}, opts.seed, region, opts.specs, chains, s)),
     }));
     /** One region's harness of the family, on the demo's store and metrics. */
     const regionHarness = (config: (typeof configs)[number]['config'], extra: Partial<HarnessOptions>) =>

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { describeVar, intVar } from '../config.ts';
 import { PROVIDERS } from '../core/providers.ts';
@@ -46,6 +47,11 @@ export interface HarnessConfig {
   readonly region?: string;
   /** A JSON-RPC probe's timeout, ms: a failed probe is stored as this time. */
   readonly rpcTimeoutMs: number;
+  /**
+   * HARNESS_PROBE_SEED: seeds each slot's json-rpc question (probeDraw). Unset, a random one per
+   * start, so no provider can know the next slot's account, depth or log range in advance.
+   */
+  readonly probeSeed: number;
   /** The json-rpc family's endpoints and reference nodes (secrets: see rpc-config.ts). */
   readonly rpc: RpcConfig;
 }
@@ -82,6 +88,12 @@ const globalSchema = z.object({
   HARNESS_CYCLE_DEADLINE_MS: optionalPositiveInt,
   // The json-rpc family's timeout, stated in its methodology (10 s); tests shorten it.
   HARNESS_RPC_TIMEOUT_MS: positiveInt(10_000),
+  // Seeds the json-rpc probes' per-slot draws (account, depth, log range); unset, one is drawn at start.
+  HARNESS_PROBE_SEED: z
+    .string()
+    .regex(/^\d{1,15}$/, 'is not a non-negative integer')
+    .optional()
+    .transform((v) => (v === undefined ? undefined : Number(v))),
   HARNESS_REGION: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'is not a label value such as eu-west')
@@ -178,6 +190,7 @@ export function loadHarnessConfig(
     ...(e.HARNESS_CYCLE_DEADLINE_MS !== undefined ? { cycleDeadlineMs: e.HARNESS_CYCLE_DEADLINE_MS } : {}),
     ...(e.HARNESS_REGION ? { region: e.HARNESS_REGION } : {}),
     rpcTimeoutMs: e.HARNESS_RPC_TIMEOUT_MS,
+    probeSeed: e.HARNESS_PROBE_SEED ?? randomInt(1, 2 ** 31),
     rpc: rpc.config,
   };
 }

@@ -1,30 +1,54 @@
-import { encodeFunctionData, keccak256, parseAbi, toHex } from 'viem';
+import { encodeFunctionData, type Hex, keccak256, parseAbi, toHex } from 'viem';
+import { hash32 } from '../../../core/prng.ts';
 import type { RpcFailureReason, RpcKind } from './metrics.ts';
 
 /**
- * The account whose balances are read: the first default account of the Hardhat/Foundry test
- * mnemonic, public on every chain and holding something on most, so the answer is a real lookup.
+ * The accounts a slot's balance and call probes read: the first five default accounts of the
+ * Hardhat/Foundry test mnemonic, public on every chain and holding something on most, so the
+ * answer is a real lookup.
  */
-export const PROBE_ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-
-/** Reads pin a block this far behind the reference head, so every provider in sync has it. */
-export const PIN_DEPTH = 10;
+export const PROBE_ACCOUNTS = [
+  '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+  '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+  '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+] as const;
+/** How far behind the reference head reads pin their block: every provider in sync has it. */
+export const PIN_DEPTHS = [6, 8, 10, 12, 16] as const;
+/** Blocks of Transfer logs a `logs` probe asks for, ending at the pinned block. */
+export const LOG_RANGES = [25, 50, 100, 200] as const;
 /**
  * A head answer (eth_blockNumber, `latest`) more than this many blocks from the reference head of
  * the slot is wrong, not slow: two Ethereum epochs, past which a block is finalised history.
  */
 export const HEAD_TOLERANCE_BLOCKS = 64;
-/** Blocks of Transfer logs a `logs` probe asks for, ending at the pinned block. */
-export const LOG_BLOCKS = 100;
+
+/**
+ * A slot's question on a chain, the same for every provider: the account, the pin depth and the
+ * log range, each drawn from its published set by a hash of (seed, chain, slot). The same seed
+ * asks the same questions (the demo's), and no fixed question repeats slot after slot for a
+ * provider to cache.
+ */
+export interface ProbeDraw {
+  readonly account: string;
+  readonly depth: number;
+  readonly logBlocks: number;
+}
+
+export function probeDraw(seed: number, chain: string, slot: number): ProbeDraw {
+  const pick = <T>(set: readonly T[], what: string): T =>
+    set[hash32(`${seed}|${chain}|${slot}|${what}`) % set.length] as T;
+  return {
+    account: pick(PROBE_ACCOUNTS, 'account'),
+    depth: pick(PIN_DEPTHS, 'depth'),
+    logBlocks: pick(LOG_RANGES, 'logs'),
+  };
+}
 
 const TRANSFER_TOPIC = keccak256(toHex('Transfer(address,address,uint256)'));
 /** ERC-20 `balanceOf`, the `call` probe's question (the demo chains' tests ask it too). */
 export const BALANCE_OF_ABI = parseAbi(['function balanceOf(address owner) view returns (uint256)']);
-const BALANCE_OF = encodeFunctionData({
-  abi: BALANCE_OF_ABI,
-  functionName: 'balanceOf',
-  args: [PROBE_ACCOUNT],
-});
 
 /** A block as the probe needs it: number, hash and timestamp (ms). */
 export interface BlockRef {
@@ -36,6 +60,8 @@ export interface BlockRef {
 /** The reference node's answers for one chain and slot: what every provider's answer must equal. */
 export interface ReferenceAnswers {
   readonly head: BlockRef;
+  /** The slot's question: its account and log range (the pinned block is head - depth). */
+  readonly draw: ProbeDraw;
   readonly pinned: number;
   readonly balance: string;
   readonly call: string;
@@ -53,14 +79,21 @@ export function requestOf(
   kind: RpcKind,
   token: string,
   pinned: number,
+  draw: Pick<ProbeDraw, 'account' | 'logBlocks'>,
 ): { method: string; params: unknown[] } {
   switch (kind) {
     case 'block-number':
       return { method: 'eth_blockNumber', params: [] };
     case 'balance':
-      return { method: 'eth_getBalance', params: [PROBE_ACCOUNT, hex(pinned)] };
-    case 'call':
-      return { method: 'eth_call', params: [{ to: token, data: BALANCE_OF }, hex(pinned)] };
+      return { method: 'eth_getBalance', params: [draw.account, hex(pinned)] };
+    case 'call': {
+      const data = encodeFunctionData({
+        abi: BALANCE_OF_ABI,
+        functionName: 'balanceOf',
+        args: [draw.account as Hex],
+      });
+      return { method: 'eth_call', params: [{ to: token, data }, hex(pinned)] };
+    }
     case 'logs':
       return {
         method: 'eth_getLogs',
@@ -68,7 +101,7 @@ export function requestOf(
           {
             address: token,
             topics: [TRANSFER_TOPIC],
-            fromBlock: hex(Math.max(0, pinned - LOG_BLOCKS + 1)),
+            fromBlock: hex(Math.max(0, pinned - draw.logBlocks + 1)),
             toBlock: hex(pinned),
           },
         ],

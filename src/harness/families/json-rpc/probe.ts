@@ -6,7 +6,14 @@ import type { HarnessRuntime } from '../../runtime.ts';
 import type { Clock } from '../../types.ts';
 import type { ProbeReports, ProbeRun } from '../family.ts';
 import { providerUnion } from '../union.ts';
-import { type BlockRef, checkAnswer, nearHead, type ReferenceAnswers, requestOf } from './methods.ts';
+import {
+  type BlockRef,
+  checkAnswer,
+  nearHead,
+  probeDraw,
+  type ReferenceAnswers,
+  requestOf,
+} from './methods.ts';
 import {
   DOWN_REASONS,
   JSON_RPC_METRICS as M,
@@ -102,7 +109,10 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
   const tokenOf = (chain: string) => rt.tokens.find((t) => t.chain === chain)?.address ?? '';
   const refs = new Map<string, Promise<ReferenceAnswers | null>>();
   for (const [chain, url] of refUrl)
-    refs.set(chain, referenceAnswers(url, hexId(chain), tokenOf(chain), signal));
+    refs.set(
+      chain,
+      referenceAnswers(url, hexId(chain), tokenOf(chain), probeDraw(rt.config.probeSeed, chain, at), signal),
+    );
 
   const series: Array<{ s: Series; url: string }> = [];
   for (const p of providers) {
@@ -144,7 +154,7 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
     if (!ref) return { series: s, skipped: 'no_reference' };
     // A stalled reference would make every provider look fresh: such a slot is not scored.
     if (at - ref.head.timestampMs > REFERENCE_STALE_MS) return { series: s, skipped: 'stale_reference' };
-    const req = requestOf(s.kind, tokenOf(s.chain), ref.pinned);
+    const req = requestOf(s.kind, tokenOf(s.chain), ref.pinned, ref.draw);
     const conn = connectionOf(rt, s, url, hexId(s.chain));
     const r = await conn.call(req.method, req.params, {
       timeoutMs,

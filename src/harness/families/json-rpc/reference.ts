@@ -3,7 +3,7 @@ import {
   type BlockRef,
   blockRef,
   normalLogs,
-  PIN_DEPTH,
+  type ProbeDraw,
   type ReferenceAnswers,
   requestOf,
 } from './methods.ts';
@@ -19,7 +19,8 @@ const REFERENCE_TIMEOUT_MS = 10_000;
 
 /**
  * The reference node's answers for one chain at the start of a slot (untimed): its head, the block
- * PIN_DEPTH behind it, and the balance, call and logs every provider's answer must equal. Null when
+ * the slot's draw pins behind it, and the balance, call and logs of the drawn account and log range
+ * every provider's answer must equal. Null when
  * the node cannot give them (its chain id is wrong, it is down, or it has too few blocks): then the
  * chain's probes of that slot are not scored.
  */
@@ -27,6 +28,7 @@ export async function referenceAnswers(
   url: string,
   chainIdHex: string,
   token: string,
+  draw: ProbeDraw,
   signal: AbortSignal,
 ): Promise<ReferenceAnswers | null> {
   const rpc = new ReferenceRpc(url, REFERENCE_TIMEOUT_MS);
@@ -35,16 +37,16 @@ export async function referenceAnswers(
     const chainId = await call('eth_chainId', []);
     if (typeof chainId !== 'string' || chainId.toLowerCase() !== chainIdHex) return null;
     const head = blockRef(await call('eth_getBlockByNumber', ['latest', false]));
-    if (!head || head.number < PIN_DEPTH) return null;
-    const pinned = head.number - PIN_DEPTH;
+    if (!head || head.number < draw.depth) return null;
+    const pinned = head.number - draw.depth;
     const ask = (kind: 'balance' | 'call' | 'logs') => {
-      const r = requestOf(kind, token, pinned);
+      const r = requestOf(kind, token, pinned, draw);
       return call(r.method, r.params);
     };
     const [balance, callResult, logs] = await Promise.all([ask('balance'), ask('call'), ask('logs')]);
     const normal = normalLogs(logs);
     if (typeof balance !== 'string' || typeof callResult !== 'string' || normal === null) return null;
-    return { head, pinned, balance, call: callResult, logs: normal };
+    return { head, draw, pinned, balance, call: callResult, logs: normal };
   } catch {
     return null;
   }

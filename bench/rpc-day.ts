@@ -55,7 +55,7 @@ try {
     const best: BlockRef = { number: headNumber, hash: '0x', timestampMs: at };
     for (const region of REGIONS) {
       const outcomes = series.map((s) => {
-        const full = { ...s, offsetMs: seriesOffset(s.provider, s.chain, s.kind) };
+        const full = { ...s, offsetMs: seriesOffset(s.provider, s.chain, s.kind, 0) };
         const u = rand();
         if (u < 0.02) {
           const reason = RPC_FAILURE_REASONS[Math.floor(rand() * RPC_FAILURE_REASONS.length)] ?? 'timeout';

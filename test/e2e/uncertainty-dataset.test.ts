@@ -44,7 +44,7 @@ function rpcSlots(spec: BenchmarkSpec, slots: readonly number[]): Sample[] {
     const head: BlockRef = { number: 1_000_000 + at / 12_000, hash: '0x', timestampMs: at };
     for (const region of ['eu-west', 'us-east']) {
       const outcomes = series.map((s) => {
-        const full = { ...s, offsetMs: seriesOffset(s.provider, s.chain, s.kind) };
+        const full = { ...s, offsetMs: seriesOffset(s.provider, s.chain, s.kind, 0) };
         if (rand() < 0.02) return { series: full, ok: false as const, reason: 'timeout' as const };
         const lag = Math.floor(rand() * 3);
         return {

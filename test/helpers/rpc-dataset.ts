@@ -40,7 +40,7 @@ export async function writeRpcSlots(
         provider: p.slug,
         chain,
         kind,
-        offsetMs: seriesOffset(p.slug, chain, kind),
+        offsetMs: seriesOffset(p.slug, chain, kind, from),
       })),
     ),
   );

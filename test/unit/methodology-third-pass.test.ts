@@ -29,7 +29,7 @@ const series = (provider: string, chain = 'ethereum', kind: Kind = 'block-number
   provider,
   chain,
   kind,
-  offsetMs: seriesOffset(provider, chain, kind),
+  offsetMs: seriesOffset(provider, chain, kind, 0),
 });
 
 /** Deterministic uniform draws in [0, 1). */

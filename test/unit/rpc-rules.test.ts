@@ -33,7 +33,7 @@ const series = (provider: string, chain = 'ethereum', kind = 'block-number' as c
   provider,
   chain,
   kind,
-  offsetMs: seriesOffset(provider, chain, kind),
+  offsetMs: seriesOffset(provider, chain, kind, 0),
 });
 const block = (number: number, ts: number): BlockRef => ({
   number,
@@ -101,14 +101,17 @@ describe('rule 4: failures count as slow', () => {
 });
 
 describe('rule 1: slots', () => {
-  it('each series has a fixed offset under 30 s from its key alone', () => {
+  it("each series' offset in a slot is under 30 s, from its key and the slot alone", () => {
+    const slot = 1_780_000_000_000;
     const offsets = ['alchemy', 'infura', 'ankr'].flatMap((p) =>
-      (['block-number', 'balance', 'call', 'logs', 'block'] as const).map((k) => seriesOffset(p, 'base', k)),
+      (['block-number', 'balance', 'call', 'logs', 'block'] as const).map((k) =>
+        seriesOffset(p, 'base', k, slot),
+      ),
     );
     for (const o of offsets) expect(o).toBeGreaterThanOrEqual(0);
     for (const o of offsets) expect(o).toBeLessThan(30_000);
     expect(new Set(offsets).size).toBeGreaterThan(10);
-    expect(seriesOffset('alchemy', 'base', 'logs')).toBe(seriesOffset('alchemy', 'base', 'logs'));
+    expect(seriesOffset('alchemy', 'base', 'logs', slot)).toBe(seriesOffset('alchemy', 'base', 'logs', slot));
   });
 
   it('skipped probes write nothing, never against the provider', () => {

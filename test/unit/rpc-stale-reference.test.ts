@@ -13,6 +13,7 @@ import {
 } from '../../src/harness/families/json-rpc/methods.ts';
 import { JSON_RPC_METRICS as M } from '../../src/harness/families/json-rpc/metrics.ts';
 import { REFERENCE_STALE_MS } from '../../src/harness/families/json-rpc/reference.ts';
+import { OFFSET_SPAN_MS, seriesOffset } from '../../src/harness/families/json-rpc/series.ts';
 import { referenceVar, rpcUrlVar } from '../../src/harness/rpc-config.ts';
 import { startHarness } from '../../src/harness/service.ts';
 import type { Clock } from '../../src/harness/types.ts';
@@ -180,5 +181,20 @@ describe('probes look like traffic: each slot asks its own seeded question', () 
     );
     const bsc = slots.map((t) => probeDraw(7, 'bsc', t));
     expect(bsc.filter((d, i) => JSON.stringify(d) !== JSON.stringify(draws[i])).length).toBeGreaterThan(200);
+  });
+});
+
+describe('send offsets are drawn afresh every slot', () => {
+  it("a series' offset moves across the whole span from slot to slot, by its key and the slot alone", () => {
+    const slots = Array.from({ length: 200 }, (_, i) => SLOT + i * 60_000);
+    const offsets = slots.map((t) => seriesOffset('alchemy', 'ethereum', 'block', t));
+    expect(offsets.every((o) => o >= 0 && o < OFFSET_SPAN_MS)).toBe(true);
+    expect(new Set(offsets).size).toBeGreaterThan(190);
+    // Spread over the span: each third of it holds at least a fifth of the slots.
+    for (let k = 0; k < 3; k++) {
+      const inThird = offsets.filter((o) => Math.floor((o * 3) / OFFSET_SPAN_MS) === k).length;
+      expect(inThird).toBeGreaterThan(40);
+    }
+    expect(slots.map((t) => seriesOffset('alchemy', 'ethereum', 'block', t))).toEqual(offsets);
   });
 });

@@ -135,7 +135,7 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
       }
       for (const kind of kinds) {
         series.push({
-          s: { provider: p.slug, chain, kind, offsetMs: seriesOffset(p.slug, chain, kind) },
+          s: { provider: p.slug, chain, kind, offsetMs: seriesOffset(p.slug, chain, kind, at) },
           url,
         });
       }

@@ -9,18 +9,21 @@ export const OFFSET_SPAN_MS = 30_000;
 /** A probe fired this late by our own event loop is not sent: the delay would be ours, not theirs. */
 export const MAX_TIMER_LATENESS_MS = 100;
 
-/** One series: a provider's method on a chain, probed once per slot at its own fixed offset. */
+/** One series: a provider's method on a chain, probed once per slot at that slot's offset. */
 export interface Series {
   readonly provider: string;
   readonly chain: string;
   readonly kind: RpcKind;
-  /** Ms after the slot start this series sends at, fixed by its key (never by what others do). */
+  /** Ms after the slot start this series sends at, by its key and the slot (never by what others do). */
   readonly offsetMs: number;
 }
 
-/** The fixed offset of a series: a hash of its key over [0, OFFSET_SPAN_MS). */
-export function seriesOffset(provider: string, chain: string, kind: RpcKind): number {
-  return hash32(`${provider}|${chain}|${kind}`) % OFFSET_SPAN_MS;
+/**
+ * A series' offset in one slot: a hash of its key and the slot over [0, OFFSET_SPAN_MS). Drawn
+ * afresh every slot, so no series sits at a fixed phase of block production slot after slot.
+ */
+export function seriesOffset(provider: string, chain: string, kind: RpcKind, slot: number): number {
+  return hash32(`${provider}|${chain}|${kind}|${slot}`) % OFFSET_SPAN_MS;
 }
 
 // One connection per series and URL for the life of the harness, so keep-alive spans slots.

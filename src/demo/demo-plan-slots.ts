@@ -143,3 +143,35 @@ export function newestPlanned(plan: BackfillPlan, f: PlanFamily): number | null 
   for (const s of plan.slots) if (f.benchmarks.includes(s.benchmark) && (t === null || s.at > t)) t = s.at;
   return t;
 }
+
+/**
+ * The catch-up's budget, rounds taken whole or not at all (a round's slots are planned, and every
+ * planned slot runs): a round whose cycles, at the last cycle's pace, would end past the budget is
+ * refused and left to the live rule. On a busy machine a cycle once took 6 s, two trade slots at
+ * DEMO_SPEED=600, so rounds that were only checked between them never ended.
+ */
+export function catchUpPace(budgetMs: number): {
+  open(): boolean;
+  fits(due: readonly unknown[]): boolean;
+  readonly refused: boolean;
+  timed(run: () => Promise<void>): Promise<void>;
+} {
+  const end = Date.now() + budgetMs;
+  let cycleMs = 0;
+  let refused = false;
+  return {
+    open: () => Date.now() < end,
+    fits: (due) => {
+      refused = Date.now() + due.length * cycleMs > end;
+      return !refused;
+    },
+    get refused() {
+      return refused;
+    },
+    async timed(run) {
+      const started = Date.now();
+      await run();
+      cycleMs = Date.now() - started;
+    },
+  };
+}

@@ -22,6 +22,7 @@ import { scaledClock } from './demo-clock.ts';
 import { demoTruthReader } from './demo-dexes.ts';
 import {
   CATCH_UP_BUDGET_MS,
+  catchUpPace,
   DAY,
   demoIncidents,
   HOUR,
@@ -320,12 +321,13 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
       /** A slot due sooner than this is waited for rather than left to the live scheduler. */
       const margin = (f: PlanFamily) => Math.min(f.cadenceMs / 4, 2000 * (clock.rate ?? 1));
       // Bounded too: at a DEMO_SPEED where a cycle takes longer than a slot it would never end.
-      const budget = Date.now() + CATCH_UP_BUDGET_MS;
-      while (!stopping && Date.now() < budget) {
-        const due = await extendToNow(mainFamilies, true);
+      const pace = catchUpPace(CATCH_UP_BUDGET_MS);
+      while (!stopping && pace.open()) {
+        const due = await extendToNow(mainFamilies, true, pace.fits);
+        if (pace.refused) break;
         for (const r of due) {
           if (stopping) break;
-          await runMain(r);
+          await pace.timed(() => runMain(r));
           caughtUp++;
         }
         if (due.length > 0) continue;

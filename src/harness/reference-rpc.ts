@@ -43,6 +43,15 @@ export class ReferenceRpc {
     private readonly timeoutMs = 10_000,
   ) {}
 
+  /** A batch of one method (referenceBatch), under this client's timeout. */
+  batch<T = unknown>(
+    method: string,
+    params: readonly (readonly unknown[])[],
+    signal?: AbortSignal,
+  ): Promise<T[]> {
+    return referenceBatch<T>(this.url, method, params, this.timeoutMs, signal);
+  }
+
   /** One JSON-RPC call; throws RpcFailure on an HTTP error, a JSON-RPC error, a timeout or a malformed body. */
   async call<T = unknown>(method: string, params: readonly unknown[], signal?: AbortSignal): Promise<T> {
     const id = this.nextId++;
@@ -74,6 +83,53 @@ export class ReferenceRpc {
     if (!('result' in reply)) throw new RpcFailure(`${method}: reply without result`);
     return reply.result as T;
   }
+}
+
+/**
+ * One JSON-RPC batch of `method` over each params list, results in the lists' order; throws as
+ * `call` does, and when any entry is missing or an error (a batch is all or nothing here).
+ */
+export async function referenceBatch<T = unknown>(
+  url: string,
+  method: string,
+  params: readonly (readonly unknown[])[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<T[]> {
+  if (params.length === 0) return [];
+  const body = params.map((p, i) => ({ jsonrpc: '2.0', id: i + 1, method, params: p }));
+  const timeout = AbortSignal.timeout(timeoutMs);
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    text = await res.text();
+  } catch (e) {
+    const why = timeout.aborted ? `timed out after ${timeoutMs} ms` : (e as Error).message;
+    throw new RpcFailure(`${method} batch: ${why}`);
+  }
+  if (!res.ok) throw new RpcFailure(`${method} batch: HTTP ${res.status}`, res.status);
+  let replies: unknown;
+  try {
+    replies = JSON.parse(text);
+  } catch {
+    throw new RpcFailure(`${method} batch: malformed reply`);
+  }
+  if (!Array.isArray(replies)) throw new RpcFailure(`${method} batch: reply is not a batch`);
+  const byId = new Map<unknown, RpcReply>();
+  for (const r of replies)
+    if (typeof r === 'object' && r !== null) byId.set((r as { id?: unknown }).id, r as RpcReply);
+  return params.map((_, i) => {
+    const r = byId.get(i + 1);
+    if (!r || (r.error !== undefined && r.error !== null) || !('result' in r))
+      throw new RpcFailure(`${method} batch: entry ${i + 1} failed or missing`);
+    return r.result as T;
+  });
 }
 
 export function quantity(n: number): string {

@@ -92,7 +92,7 @@ function modelTruth(cell: ModelCell, t: number): Truth {
     all.add(h);
     if (i < finalizedCount) finalized.add(h);
   }
-  return { status: 'ok', all, finalized, fromBlock, toBlock, finalizedTo };
+  return { status: 'ok', all, finalized, fromBlock, toBlock, finalizedTo, complete: true };
 }
 
 /** The cell's recall samples by the harness's rule: each answer matched against the truth's digests. */

@@ -41,16 +41,20 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const msg = JSON.parse(body) as { id: number; method: string; params: string[] };
+      type Msg = { id: number; method: string; params: string[] };
+      const parsed = JSON.parse(body) as Msg | Msg[];
       res.setHeader('content-type', 'application/json');
       if (nodeDown) {
         res.statusCode = 502;
         res.end('{}');
         return;
       }
-      lookups++;
-      const result = msg.method === 'eth_getTransactionReceipt' ? receipt(msg.params[0] ?? '') : null;
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
+      const reply = (msg: Msg) => {
+        lookups++;
+        const result = msg.method === 'eth_getTransactionReceipt' ? receipt(msg.params[0] ?? '') : null;
+        return { jsonrpc: '2.0', id: msg.id, result };
+      };
+      res.end(JSON.stringify(Array.isArray(parsed) ? parsed.map(reply) : reply(parsed)));
     });
   });
   url = await listenLoopback(server, sockets);
@@ -73,14 +77,17 @@ const truth = (): Extract<Truth, { status: 'ok' }> => {
     all.add(h);
     finalized.add(h);
   }
-  return { status: 'ok', all, finalized, fromBlock: 10, toBlock: 310, finalizedTo: 310 };
+  return { status: 'ok', all, finalized, fromBlock: 10, toBlock: 310, finalizedTo: 310, complete: true };
 };
 
 /** Recall of each answer on the cell, scored by the harness's rule after the phantom check. */
-async function recalls(answers: Record<string, readonly string[]>) {
+async function recalls(answers: Record<string, readonly string[]>, complete = true) {
   const reader = createTruthReader({ references: new Map([['ethereum', url]]) });
   const results = Object.values(answers).map(answer);
-  const checked = await withPhantoms(reader, { chain: 'ethereum', address: TOKEN }, results, truth());
+  const checked = await withPhantoms(reader, { chain: 'ethereum', address: TOKEN }, results, {
+    ...truth(),
+    complete,
+  });
   const t = checked.truth;
   const score = scoreRecall({
     chain: 'ethereum',
@@ -125,6 +132,16 @@ describe('over-reporting is scored: verified phantoms lower recall', () => {
     expect(v(M.tokenTradePhantoms, 'garbage')).toBe(2);
   });
 
+  it('while our node has not reached the window end nothing is verified: what a provider ahead of it names stays unmatched', async () => {
+    lookups = 0;
+    const made = Array.from({ length: 40 }, (_, i) => hash(70_000 + i));
+    const { v } = await recalls({ ahead: [...range(0, 200), ...made] }, false);
+    expect(lookups).toBe(0);
+    expect(v(M.tokenTradePhantoms, 'ahead')).toBe(0);
+    expect(v(M.tokenTradeRecallPct, 'ahead')).toBe(100);
+    expect(v(M.tokenTradeUnmatched, 'ahead')).toBe(40);
+  });
+
   it('looks up at most PHANTOM_CHECKS receipts per answer; the rest stay unmatched', async () => {
     lookups = 0;
     const made = Array.from({ length: PHANTOM_CHECKS + 300 }, (_, i) => hash(50_000 + i));
@@ -132,6 +149,20 @@ describe('over-reporting is scored: verified phantoms lower recall', () => {
     expect(lookups).toBe(PHANTOM_CHECKS);
     expect(v(M.tokenTradePhantoms, 'many')).toBe(PHANTOM_CHECKS);
     expect(v(M.tokenTradeUnmatched, 'many')).toBe(PHANTOM_CHECKS + 300);
+  });
+
+  it('an empty T_fin scores nobody, so nothing is looked up', async () => {
+    lookups = 0;
+    const reader = createTruthReader({ references: new Map([['ethereum', url]]) });
+    const empty = { ...truth(), finalized: new DigestSet(1_000_000) };
+    const checked = await withPhantoms(
+      reader,
+      { chain: 'ethereum', address: TOKEN },
+      [answer(range(300, 700))],
+      empty,
+    );
+    expect(checked.phantoms).toEqual([0]);
+    expect(lookups).toBe(0);
   });
 
   it('a node error during the check leaves the cell without truth: nobody is scored on it', async () => {

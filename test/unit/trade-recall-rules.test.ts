@@ -32,6 +32,7 @@ const truth = (): OkTruth => ({
   fromBlock: 100,
   toBlock: 400,
   finalizedTo: 336,
+  complete: true,
 });
 const at = 1_700_000_000_000;
 const reader =

@@ -11,8 +11,8 @@ import type { Truth, TruthReader } from './truth.ts';
  * never scored, since other DEXes exist.
  */
 export const PHANTOM_CHECKS = 500;
-/** Receipt lookups in flight at once on the reference node. */
-const LOOKUPS_IN_FLIGHT = 16;
+/** Receipts asked for in one JSON-RPC batch. */
+const LOOKUPS_PER_BATCH = 100;
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
@@ -22,31 +22,34 @@ interface Receipt {
 
 /**
  * How many of `hashes` (a provider's transactions the cell's truth T does not hold) are verified
- * phantoms: not a transaction hash at all, a transaction our reference node has no receipt for (it
- * holds every block of the window: the truth was read from it), or one whose receipt holds no log
- * emitted by the token's contract, so it cannot be a trade of the token. A transaction with such a
- * log (a trade on a DEX we do not list, a row from outside the window) is not one. Checks the first
- * PHANTOM_CHECKS; a node error throws (the caller then has no truth for the cell).
+ * phantoms: not a transaction hash at all, a transaction whose receipt holds no log emitted by the
+ * token's contract (so it cannot be a trade of the token), or, when our reference node holds a
+ * block after the window (`complete`), one it has no receipt for. While the node has not reached
+ * the window's end, a provider ahead of it may name transactions it does not have yet: those are
+ * not counted. A transaction with a log of the token (a trade on a DEX we do not list, a row from
+ * outside the window) is not one. Checks the first PHANTOM_CHECKS; a node error throws (the caller
+ * then has no truth for the cell).
  */
 export async function countPhantoms(
   rpc: ReferenceRpc,
   token: Hex,
   hashes: readonly string[],
+  complete: boolean,
   signal?: AbortSignal,
 ): Promise<number> {
   const checked = hashes.slice(0, PHANTOM_CHECKS);
   const address = token.toLowerCase();
-  let phantoms = 0;
-  for (let i = 0; i < checked.length; i += LOOKUPS_IN_FLIGHT) {
-    const batch = checked.slice(i, i + LOOKUPS_IN_FLIGHT);
-    const verdicts = await Promise.all(
-      batch.map(async (hash) => {
-        if (!TX_HASH.test(hash)) return true;
-        const r = await rpc.call<Receipt | null>('eth_getTransactionReceipt', [hash], signal);
-        return !(r?.logs ?? []).some((l) => l.address?.toLowerCase() === address);
-      }),
-    );
-    phantoms += verdicts.filter(Boolean).length;
+  let phantoms = checked.filter((h) => !TX_HASH.test(h)).length;
+  const lookups = checked.filter((h) => TX_HASH.test(h));
+  // Batched: one request per LOOKUPS_PER_BATCH receipts, not one each (a cell of a catch-up once
+  // asked 1,500).
+  for (let i = 0; i < lookups.length; i += LOOKUPS_PER_BATCH) {
+    const batch = lookups.slice(i, i + LOOKUPS_PER_BATCH).map((h) => [h]);
+    const receipts = await rpc.batch<Receipt | null>('eth_getTransactionReceipt', batch, signal);
+    for (const r of receipts) {
+      if (r === null) phantoms += complete ? 1 : 0;
+      else if (!(r.logs ?? []).some((l) => l.address?.toLowerCase() === address)) phantoms++;
+    }
   }
   return phantoms;
 }
@@ -64,13 +67,19 @@ export async function withPhantoms(
   signal?: AbortSignal,
 ): Promise<{ readonly truth: Truth; readonly phantoms: readonly number[] }> {
   const none = answers.map(() => 0);
-  if (truth.status !== 'ok' || reader === undefined) return { truth, phantoms: none };
+  // An empty T_fin scores no recall (no 0/0): nothing to look up for it. A node that has not
+  // reached the window's end may lack what a provider ahead of it names: nothing is verified then
+  // (the demo's catch-up once looked up 4,500 such hashes a cycle).
+  if (truth.status !== 'ok' || reader === undefined || truth.finalized.size === 0 || !truth.complete)
+    return { truth, phantoms: none };
   const address = token.address.toLowerCase() as Hex;
   try {
     const phantoms = await Promise.all(
       answers.map((r) => {
         const candidates = r.ok ? unmatchedKept(r.value.hashes, truth) : [];
-        return candidates.length === 0 ? 0 : reader.phantoms(token.chain, address, candidates, signal);
+        return candidates.length === 0
+          ? 0
+          : reader.phantoms(token.chain, address, candidates, truth.complete, signal);
       }),
     );
     return { truth, phantoms };

@@ -19,6 +19,8 @@ export type Truth =
       readonly toBlock: number;
       /** min(node's finalized block, toBlock): T_fin covers [fromBlock, finalizedTo]. */
       readonly finalizedTo: number;
+      /** The node held a block after the window: every transaction of the window is on it. */
+      readonly complete: boolean;
     }
   | { readonly status: 'unavailable'; readonly reason: TruthReason; readonly message: string };
 
@@ -37,6 +39,7 @@ export interface TruthReader {
     chain: string,
     token: `0x${string}`,
     hashes: readonly string[],
+    complete: boolean,
     signal?: AbortSignal,
   ): Promise<number>;
 }
@@ -77,6 +80,7 @@ interface BlockRange {
   readonly fromBlock: number;
   readonly toBlock: number;
   readonly finalizedTo: number;
+  readonly complete: boolean;
 }
 
 async function readRange(
@@ -98,7 +102,7 @@ async function readRange(
   }
   // Never past latest: anvil clamps a range past its head, and a block mined since has no place here.
   const toBlock = (await c.clock.firstAtOrAfter(w.endMs, fromBlock, latest, finalized, signal)) - 1;
-  return { fromBlock, toBlock, finalizedTo: Math.min(finalized, toBlock) };
+  return { fromBlock, toBlock, finalizedTo: Math.min(finalized, toBlock), complete: toBlock < latest };
 }
 
 /** How long a window's block range is shared between the cells of a chain (one cycle reads them together). */
@@ -122,10 +126,11 @@ async function readCell(
     // A failed read is not shared: the next cell asks again.
     shared.range.catch(() => c.ranges.delete(key));
   }
-  const { fromBlock, toBlock, finalizedTo } = await shared.range;
+  const { fromBlock, toBlock, finalizedTo, complete } = await shared.range;
   const all = new DigestSet(TRUTH_CAPACITY);
   const fins = new DigestSet(TRUTH_CAPACITY);
-  if (fromBlock > toBlock) return { status: 'ok', all, finalized: fins, fromBlock, toBlock, finalizedTo };
+  if (fromBlock > toBlock)
+    return { status: 'ok', all, finalized: fins, fromBlock, toBlock, finalizedTo, complete };
   await checkRetained(c.rpc, fromBlock, toBlock, signal);
   for (const dex of dexes) {
     const pools = await discoverPools(c.rpc, dex, token, toBlock, cache, signal, stats, w.endMs);
@@ -149,7 +154,7 @@ async function readCell(
   }
   // Pruning only moves forward: retained after the reads means retained during them.
   await checkRetained(c.rpc, fromBlock, toBlock, signal);
-  return { status: 'ok', all, finalized: fins, fromBlock, toBlock, finalizedTo };
+  return { status: 'ok', all, finalized: fins, fromBlock, toBlock, finalizedTo, complete };
 }
 
 /**
@@ -175,10 +180,10 @@ export function createTruthReader(opts: TruthReaderOptions): TruthReader {
     return c;
   };
   return {
-    async phantoms(chain, token, hashes, signal) {
+    async phantoms(chain, token, hashes, complete, signal) {
       const c = chainOf(chain);
       if (c === null) throw new Error(`no reference node for ${chain}`);
-      return countPhantoms(c.rpc, token, hashes, signal);
+      return countPhantoms(c.rpc, token, hashes, complete, signal);
     },
     async read(chain, token, w, signal) {
       const c = chainOf(chain);

@@ -269,7 +269,6 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
     }
     for (const i of incidents) await sim.setFault(i.provider, null);
     if (plan) log('info', `harness demo: backfilled ${backfilled} cycles`);
-
     // Catch up with the demo clock (src/demo/demo-clock.ts), which ran on during the backfill.
     let caughtUp = 0;
     const clock = opts.clock;
@@ -320,7 +319,6 @@ export async function startHarnessDemo(opts: HarnessDemoOptions): Promise<Harnes
       if (!stopping) rpc?.goLive(clock);
       /** A slot due sooner than this is waited for rather than left to the live scheduler. */
       const margin = (f: PlanFamily) => Math.min(f.cadenceMs / 4, 2000 * (clock.rate ?? 1));
-      // Bounded too: at a DEMO_SPEED where a cycle takes longer than a slot it would never end.
       const pace = catchUpPace(CATCH_UP_BUDGET_MS);
       while (!stopping && pace.open()) {
         const due = await extendToNow(mainFamilies, true, pace.fits);

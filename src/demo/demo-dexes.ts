@@ -70,7 +70,6 @@ export function demoTruthReader(
         });
       return real.read(chain, token, w, signal);
     },
-    phantoms: (chain, token, hashes, complete, signal) =>
-      real.phantoms(chain, token, hashes, complete, signal),
+    phantoms: (chain, token, hashes, signal) => real.phantoms(chain, token, hashes, signal),
   };
 }

@@ -355,7 +355,6 @@ function truthReaderFor(opts: HarnessOptions, log: HarnessLog): TruthReader {
       await stored.ready;
       return reader.read(chain, token, w, signal);
     },
-    phantoms: (chain, token, hashes, complete, signal) =>
-      reader.phantoms(chain, token, hashes, complete, signal),
+    phantoms: (chain, token, hashes, signal) => reader.phantoms(chain, token, hashes, signal),
   };
 }

@@ -22,19 +22,17 @@ interface Receipt {
 
 /**
  * How many of `hashes` (a provider's transactions the cell's truth T does not hold) are verified
- * phantoms: not a transaction hash at all, a transaction whose receipt holds no log emitted by the
- * token's contract (so it cannot be a trade of the token), or, when our reference node holds a
- * block after the window (`complete`), one it has no receipt for. While the node has not reached
- * the window's end, a provider ahead of it may name transactions it does not have yet: those are
- * not counted. A transaction with a log of the token (a trade on a DEX we do not list, a row from
- * outside the window) is not one. Checks the first PHANTOM_CHECKS; a node error throws (the caller
- * then has no truth for the cell).
+ * phantoms: not a transaction hash at all, a transaction our reference node has no receipt for, or
+ * one whose receipt holds no log emitted by the token's contract (so it cannot be a trade of the
+ * token). Called only once the node holds a block after the window (withPhantoms), so a missing
+ * receipt is not a block it has yet to see. A transaction with a log of the token (a trade on a DEX
+ * we do not list, a row from outside the window) is not one. Checks the first PHANTOM_CHECKS; a
+ * node error throws (the caller then has no truth for the cell).
  */
 export async function countPhantoms(
   rpc: ReferenceRpc,
   token: Hex,
   hashes: readonly string[],
-  complete: boolean,
   signal?: AbortSignal,
 ): Promise<number> {
   const checked = hashes.slice(0, PHANTOM_CHECKS);
@@ -47,7 +45,7 @@ export async function countPhantoms(
     const batch = lookups.slice(i, i + LOOKUPS_PER_BATCH).map((h) => [h]);
     const receipts = await rpc.batch<Receipt | null>('eth_getTransactionReceipt', batch, signal);
     for (const r of receipts) {
-      if (r === null) phantoms += complete ? 1 : 0;
+      if (r === null) phantoms++;
       else if (!(r.logs ?? []).some((l) => l.address?.toLowerCase() === address)) phantoms++;
     }
   }
@@ -77,9 +75,7 @@ export async function withPhantoms(
     const phantoms = await Promise.all(
       answers.map((r) => {
         const candidates = r.ok ? unmatchedKept(r.value.hashes, truth) : [];
-        return candidates.length === 0
-          ? 0
-          : reader.phantoms(token.chain, address, candidates, truth.complete, signal);
+        return candidates.length === 0 ? 0 : reader.phantoms(token.chain, address, candidates, signal);
       }),
     );
     return { truth, phantoms };

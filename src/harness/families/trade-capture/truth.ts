@@ -39,7 +39,6 @@ export interface TruthReader {
     chain: string,
     token: `0x${string}`,
     hashes: readonly string[],
-    complete: boolean,
     signal?: AbortSignal,
   ): Promise<number>;
 }
@@ -180,10 +179,10 @@ export function createTruthReader(opts: TruthReaderOptions): TruthReader {
     return c;
   };
   return {
-    async phantoms(chain, token, hashes, complete, signal) {
+    async phantoms(chain, token, hashes, signal) {
       const c = chainOf(chain);
       if (c === null) throw new Error(`no reference node for ${chain}`);
-      return countPhantoms(c.rpc, token, hashes, complete, signal);
+      return countPhantoms(c.rpc, token, hashes, signal);
     },
     async read(chain, token, w, signal) {
       const c = chainOf(chain);

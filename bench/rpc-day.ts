@@ -71,20 +71,10 @@ try {
           series: full,
           ok: true as const,
           ms: Math.round(ms * 1000) / 1000,
-          ...(block ? { block } : {}),
+          ...(block ? { block, head: best } : {}),
         };
       });
-      const samples = samplesOf(
-        outcomes,
-        new Map([
-          ['ethereum', best],
-          ['bsc', best],
-          ['base', best],
-        ]),
-        at,
-        10_000,
-        60_000,
-      );
+      const samples = samplesOf(outcomes, at, 10_000, 60_000);
       for (const spec of rpcSpecs)
         samples.push({ metric: HARNESS_CYCLE_METRIC, labels: { benchmark: spec.slug }, t: at, v: 1 });
       written += await store.append(

@@ -52,7 +52,7 @@ export interface CycleReport {
   readonly aborted: boolean;
   readonly providers: readonly ProviderOutcome[];
   readonly cells?: readonly CellReport[];
-  /** json-rpc: the best head of each chain in the slot (block timestamp, ms): never after the slot in a backfill. */
+  /** json-rpc: the newest head our node showed for each chain in the slot (block timestamp, ms): never after the slot in a backfill. */
   readonly heads?: Readonly<Record<string, number>>;
   /** Families with an unresponsive marker (trade capture): provider → marked after this cycle. */
   readonly unresponsive?: Readonly<Record<string, boolean>>;

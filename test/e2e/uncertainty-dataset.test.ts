@@ -52,16 +52,11 @@ function rpcSlots(spec: BenchmarkSpec, slots: readonly number[]): Sample[] {
           ok: true as const,
           ms: round6((FLOOR[s.provider] ?? 50) + 40 * rand() ** 3),
           ...(s.kind === 'block'
-            ? { block: { number: head.number - lag, hash: '0x', timestampMs: at - lag * 12_000 } }
+            ? { block: { number: head.number - lag, hash: '0x', timestampMs: at - lag * 12_000 }, head }
             : {}),
         };
       });
-      const best = new Map([
-        ['ethereum', head],
-        ['bsc', head],
-        ['base', head],
-      ]);
-      for (const s of samplesOf(outcomes, best, at, 10_000, 60_000))
+      for (const s of samplesOf(outcomes, at, 10_000, 60_000))
         out.push({ ...s, labels: { ...s.labels, region } });
     }
   }

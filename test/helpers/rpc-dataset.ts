@@ -50,11 +50,6 @@ export async function writeRpcSlots(
     const at = from + slot * 60_000;
     const headNumber = 1_000_000 + Math.floor((slot * 60) / 12);
     const best: BlockRef = { number: headNumber, hash: '0x', timestampMs: at };
-    const heads = new Map([
-      ['ethereum', best],
-      ['bsc', best],
-      ['base', best],
-    ]);
     for (const region of RPC_REGIONS) {
       const outcomes = series.map((s) => {
         const u = rand();
@@ -72,10 +67,10 @@ export async function writeRpcSlots(
           series: s,
           ok: true as const,
           ms: Math.round(ms * 1000) / 1000,
-          ...(block ? { block } : {}),
+          ...(block ? { block, head: best } : {}),
         };
       });
-      const samples = samplesOf(outcomes, heads, at, 10_000, 60_000);
+      const samples = samplesOf(outcomes, at, 10_000, 60_000);
       for (const spec of rpcSpecs)
         samples.push({ metric: HARNESS_CYCLE_METRIC, labels: { benchmark: spec.slug }, t: at, v: 1 });
       written += await append(

@@ -46,8 +46,7 @@ type Outcome = Parameters<typeof samplesOf>[0][number];
 /** `slots` one-minute slots of rpc-latency probes, each slot's outcomes from `slot(i)`. */
 async function latencyStore(slots: number, slot: (i: number) => Outcome[]) {
   const store = createMemoryStore();
-  for (let i = 0; i < slots; i++)
-    await store.append(samplesOf(slot(i), new Map(), T0 + i * MIN, 10_000, 60_000));
+  for (let i = 0; i < slots; i++) await store.append(samplesOf(slot(i), T0 + i * MIN, 10_000, 60_000));
   return { store, at: T0 + slots * MIN };
 }
 

@@ -62,7 +62,7 @@ describe('rule 4: failures count as slow', () => {
           : { series: series('alchemy'), ok: true as const, ms: a },
         { series: series('infura'), ok: true as const, ms: 55 },
       ];
-      samples.push(...samplesOf(outcomes, new Map(), T0 + i * MIN, 10_000, 60_000));
+      samples.push(...samplesOf(outcomes, T0 + i * MIN, 10_000, 60_000));
     }
     const values = samples.filter((s) => s.metric === M.latencyMs);
     const probes = samples.filter((s) => s.metric === M.probeOk);
@@ -84,7 +84,6 @@ describe('rule 4: failures count as slow', () => {
         { series: series('ankr'), ok: false, reason: 'wrong_result' },
         { series: series('drpc'), ok: true, ms: 12.5 },
       ],
-      new Map(),
       T0,
       10_000,
       60_000,
@@ -120,7 +119,6 @@ describe('rule 1: slots', () => {
         { series: series('ankr'), skipped: 'event_loop_lag' },
         { series: series('ankr', 'base'), skipped: 'no_reference' },
       ],
-      new Map(),
       T0,
       10_000,
       60_000,
@@ -131,18 +129,17 @@ describe('rule 1: slots', () => {
 
 describe('rule 5: head lag from the block probes', () => {
   it('is the best head timestamp minus the provider block timestamp, 0 at the head; a failed probe counts as the worst lag or the cap', () => {
-    const best = new Map([['ethereum', block(100, 1_200)]]);
+    const head = block(100, 1_200);
     const b = (p: string) => ({ ...series(p), kind: 'block' as const });
     const slot = (cap: number) =>
       samplesOf(
         [
-          { series: b('alchemy'), ok: true, ms: 20, block: block(100, 1_200) },
-          { series: b('infura'), ok: true, ms: 20, block: block(98, 1_176) },
+          { series: b('alchemy'), ok: true, ms: 20, block: block(100, 1_200), head },
+          { series: b('infura'), ok: true, ms: 20, block: block(98, 1_176), head },
           { series: b('ankr'), ok: false, reason: 'not_canonical' },
           // Far behind: wrong as a head answer, and its own lag is worse than anyone's.
-          { series: b('drpc'), ok: false, reason: 'wrong_result', block: block(20, 240) },
+          { series: b('drpc'), ok: false, reason: 'wrong_result', block: block(20, 240), head },
         ],
-        best,
         T0,
         10_000,
         cap,
@@ -167,18 +164,17 @@ describe('rule 5: head lag from the block probes', () => {
   it('successRate of head lag counts the block probes only (probeMatch)', async () => {
     const store = createMemoryStore();
     const b = (p: string) => ({ ...series(p), kind: 'block' as const });
-    const best = new Map([['ethereum', block(100, 1_200)]]);
+    const head = block(100, 1_200);
     // Ten slots: the minimum a row needs to be ranked (minSamples).
     for (let i = 0; i < 10; i++) {
       await store.append(
         samplesOf(
           [
-            { series: b('alchemy'), ok: true, ms: 20, block: block(100, 1_200) },
-            { series: b('infura'), ok: true, ms: 20, block: block(99, 1_188) },
+            { series: b('alchemy'), ok: true, ms: 20, block: block(100, 1_200), head },
+            { series: b('infura'), ok: true, ms: 20, block: block(99, 1_188), head },
             // Failed non-block probes do not touch head lag's success rate.
             { series: series('infura'), ok: false, reason: 'timeout' },
           ],
-          best,
           T0 + i * MIN,
           10_000,
           60_000,
@@ -204,7 +200,6 @@ describe('rule 6: unresponsive after 10 down slots', () => {
         { series: { ...series('drpc'), kind: 'balance' }, ok: false, reason: 'http_5xx' },
         { series: { ...series('drpc'), kind: 'call' }, ok: true, ms: 5 },
       ],
-      new Map(),
       T0,
       10_000,
       60_000,

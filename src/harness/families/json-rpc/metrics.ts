@@ -10,10 +10,15 @@ export const JSON_RPC_METRICS = {
   /** {provider, chain, kind, reason?}: 1 for a correct answer, 0 with the failure's `reason`. */
   probeOk: 'rpc_probe_ok',
   /**
-   * {provider, chain}: best head's timestamp − the provider's `latest` block timestamp, ms; a
-   * failed block probe stores at least the benchmark's failedValue (probe.ts samplesOf).
+   * {provider, chain}: the timestamp of our node's head read right after the answer − the
+   * provider's `latest` block timestamp, ms (0 at or past that head); a failed block probe stores
+   * at least the benchmark's failedValue (probe.ts samplesOf).
    */
   headLagMs: 'rpc_head_lag_ms',
+  /** {provider, chain}: the number of the `latest` block a block probe's answer named. */
+  headBlock: 'rpc_head_block',
+  /** {provider, chain}: the number of our node's head a block probe's lag was measured against. */
+  referenceHead: 'rpc_reference_head',
   /** {provider}: 1 when at least half of the provider's probes of the slot failed as down. */
   slotDown: 'rpc_slot_down',
 } as const;
@@ -67,7 +72,17 @@ export const JSON_RPC_METRIC_DECLARATIONS: readonly MetricDeclaration[] = [
   {
     name: M.headLagMs,
     labels: ['provider', 'chain'],
-    help: 'Best head timestamp minus the provider latest block timestamp, ms',
+    help: 'Our node head timestamp after the answer minus the provider latest block timestamp, ms',
+  },
+  {
+    name: M.headBlock,
+    labels: ['provider', 'chain'],
+    help: 'The latest block number a block probe answered',
+  },
+  {
+    name: M.referenceHead,
+    labels: ['provider', 'chain'],
+    help: 'Our node head block number read right after the block probe answered',
   },
   {
     name: M.slotDown,

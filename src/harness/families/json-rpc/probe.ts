@@ -22,21 +22,29 @@ import {
   type RpcKind,
   type RpcSkipReason,
 } from './metrics.ts';
-import { REFERENCE_STALE_MS, referenceAnswers, referenceBlock } from './reference.ts';
+import { REFERENCE_STALE_MS, referenceAnswers, referenceBlock, referenceHead } from './reference.ts';
 import { connectionOf, MAX_TIMER_LATENESS_MS, type Series, seriesOffset } from './series.ts';
 
 /** Chain ids of the chains the family can measure (the EVM chains of the reference tokens). */
 export const RPC_CHAIN_IDS: Readonly<Record<string, number>> = { ethereum: 1, bsc: 56, base: 8453 };
 
 /** What one series' probe came to: scored (ok or a failure), or skipped on our side. */
-type Outcome =
-  | { readonly series: Series; readonly ok: true; readonly ms: number; readonly block?: BlockRef }
+export type Outcome =
+  | {
+      readonly series: Series;
+      readonly ok: true;
+      readonly ms: number;
+      readonly block?: BlockRef;
+      /** Our node's head read right after the answer: what `block`'s lag is measured against. */
+      readonly head?: BlockRef;
+    }
   | {
       readonly series: Series;
       readonly ok: false;
       readonly reason: RpcFailureReason;
       /** A canonical block too far behind the head to be a head answer: its lag still counts. */
       readonly block?: BlockRef;
+      readonly head?: BlockRef;
     }
   | { readonly series: Series; readonly skipped: RpcSkipReason };
 
@@ -168,28 +176,36 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
         : { series: s, ok: false, reason: r.reason };
     const checked = checkAnswer(s.kind, r.result, ref);
     if (!checked.ok) return { series: s, ok: false, reason: checked.reason };
-    if (checked.block) {
-      const block = checked.block;
-      const near = nearHead(block.number, ref);
-      const canonical = await referenceBlock(refUrl.get(s.chain) ?? '', block.number, signal);
-      // A block our node does not have is ours to skip only when it could be a fresh head.
-      if (!canonical)
-        return near
-          ? { series: s, skipped: 'no_reference' }
-          : { series: s, ok: false, reason: 'wrong_result' };
-      if (canonical.hash !== block.hash) return { series: s, ok: false, reason: 'not_canonical' };
-      if (!near) return { series: s, ok: false, reason: 'wrong_result', block };
-      return { series: s, ok: true, ms: r.ms, block };
-    }
-    return { series: s, ok: true, ms: r.ms };
+    if (checked.headNumber === undefined) return { series: s, ok: true, ms: r.ms };
+    // A head answer is judged against our node's head when it came back, not at the slot's start:
+    // a series sending late in the slot would otherwise read fresh, one sending early stale.
+    const nodeUrl = refUrl.get(s.chain) ?? '';
+    const head = await referenceHead(nodeUrl, signal);
+    if (signal.aborted) return { series: s, skipped: 'deadline' };
+    if (!head) return { series: s, skipped: 'no_reference' };
+    // The backfill's answers come at the slot's time plus their simulated latency.
+    const answeredAt = rt.virtualLatency ? at + r.ms : clock.now();
+    if (answeredAt - head.timestampMs > REFERENCE_STALE_MS) return { series: s, skipped: 'stale_reference' };
+    const near = nearHead(checked.headNumber, head.number);
+    const block = checked.block;
+    if (!block)
+      return near ? { series: s, ok: true, ms: r.ms } : { series: s, ok: false, reason: 'wrong_result' };
+    const canonical = await referenceBlock(nodeUrl, block.number, signal);
+    // A block our node does not have is ours to skip only when it could be a fresh head.
+    if (!canonical)
+      return near ? { series: s, skipped: 'no_reference' } : { series: s, ok: false, reason: 'wrong_result' };
+    if (canonical.hash !== block.hash) return { series: s, ok: false, reason: 'not_canonical', head };
+    if (!near) return { series: s, ok: false, reason: 'wrong_result', block, head };
+    return { series: s, ok: true, ms: r.ms, block, head };
   }
 
   const outcomes = await Promise.all(series.map(probeOne));
-  const best = await bestHeads(refs, outcomes);
   const lagBench = benchmarks.find((b) => b.derivation.metric === M.headLagMs);
   const failedLagMs = lagBench?.derivation.mode === 'window' ? (lagBench.derivation.failedValue ?? 0) : 0;
-  const samples = samplesOf(outcomes, best, at, timeoutMs, failedLagMs);
-  const heads = Object.fromEntries([...best].map(([chain, b]) => [chain, b.timestampMs]));
+  const samples = samplesOf(outcomes, at, timeoutMs, failedLagMs);
+  const heads = Object.fromEntries(
+    [...(await newestHeads(refs, outcomes))].map(([chain, b]) => [chain, b.timestampMs]),
+  );
   for (const o of outcomes) {
     if ('skipped' in o) rt.metrics.probesSkipped.inc({ benchmark: bench, region, reason: o.skipped });
     else if (!o.ok)
@@ -223,8 +239,8 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
   );
 }
 
-/** Per chain, the highest block any provider (verified canonical) or the reference returned. */
-async function bestHeads(
+/** Per chain, the newest head our node showed in the slot (its start, or after an answer). */
+async function newestHeads(
   refs: ReadonlyMap<string, Promise<ReferenceAnswers | null>>,
   outcomes: readonly Outcome[],
 ): Promise<Map<string, BlockRef>> {
@@ -237,33 +253,33 @@ async function bestHeads(
     const ref = await p;
     if (ref) offer(chain, ref.head);
   }
-  for (const o of outcomes) if ('ok' in o && o.ok && o.block) offer(o.series.chain, o.block);
+  for (const o of outcomes) if ('head' in o && o.head) offer(o.series.chain, o.head);
   return best;
 }
 
 /**
  * The slot's samples: each scored probe's latency (the timeout when it failed) and outcome; each
- * `block` probe's head lag: a correct one's own, a failed, wrong or non-canonical one's the worst of
- * `failedLagMs`, the chain's worst answered lag of the slot and its own (a canonical block far
- * behind), so failing never scores better than answering; each provider's down-slot marker.
+ * `block` probe's head lag against our node's head read right after its answer: a correct one's
+ * own, a failed, wrong or non-canonical one's the worst of `failedLagMs`, the chain's worst
+ * answered lag of the slot and its own (a canonical block far behind), so failing never scores
+ * better than answering; beside each lag, the block number the provider named and the node's head
+ * it was measured against, where known, so the dataset can recompute it; each provider's
+ * down-slot marker.
  */
 export function samplesOf(
   outcomes: readonly Outcome[],
-  best: ReadonlyMap<string, BlockRef>,
   t: number,
   timeoutMs: number,
   failedLagMs: number,
 ): Sample[] {
   const out: Sample[] = [];
   const perProvider = new Map<string, { probes: number; down: number }>();
-  const lagOf = (chain: string, block: BlockRef | undefined): number | null => {
-    const head = best.get(chain);
-    return head && block ? Math.max(0, head.timestampMs - block.timestampMs) : null;
-  };
+  const lagOf = (o: Outcome): number | null =>
+    'head' in o && o.head && o.block ? headLag(o.block, o.head) : null;
   const worstLag = new Map<string, number>();
   for (const o of outcomes) {
     if ('skipped' in o || !o.ok) continue;
-    const lag = lagOf(o.series.chain, o.block);
+    const lag = lagOf(o);
     if (lag !== null) worstLag.set(o.series.chain, Math.max(worstLag.get(o.series.chain) ?? 0, lag));
   }
   for (const o of outcomes) {
@@ -272,19 +288,23 @@ export function samplesOf(
     const labels = { provider, chain, kind };
     const tally = perProvider.get(provider) ?? { probes: 0, down: 0 };
     tally.probes++;
+    const lag = lagOf(o);
     if (o.ok) {
       out.push({ metric: M.latencyMs, labels, t, v: o.ms });
       out.push({ metric: M.probeOk, labels, t, v: 1 });
-      const lag = lagOf(chain, o.block);
       if (lag !== null) out.push({ metric: M.headLagMs, labels: { provider, chain }, t, v: lag });
     } else {
       if (DOWN_REASONS.has(o.reason)) tally.down++;
       out.push({ metric: M.latencyMs, labels, t, v: timeoutMs });
       out.push({ metric: M.probeOk, labels: { ...labels, reason: o.reason }, t, v: 0 });
       if (kind === 'block') {
-        const v = Math.max(failedLagMs, worstLag.get(chain) ?? 0, lagOf(chain, o.block) ?? 0);
+        const v = Math.max(failedLagMs, worstLag.get(chain) ?? 0, lag ?? 0);
         out.push({ metric: M.headLagMs, labels: { provider, chain }, t, v });
       }
+    }
+    if (kind === 'block') {
+      if (o.block) out.push({ metric: M.headBlock, labels: { provider, chain }, t, v: o.block.number });
+      if (o.head) out.push({ metric: M.referenceHead, labels: { provider, chain }, t, v: o.head.number });
     }
     perProvider.set(provider, tally);
   }
@@ -292,4 +312,12 @@ export function samplesOf(
     out.push({ metric: M.slotDown, labels: { provider }, t, v: down * 2 >= probes ? 1 : 0 });
   }
   return out;
+}
+
+/**
+ * How far a provider's `latest` block is behind the node's head: the head's timestamp minus the
+ * block's, 0 when the block is the head or newer.
+ */
+export function headLag(block: BlockRef, head: BlockRef): number {
+  return block.number >= head.number ? 0 : Math.max(0, head.timestampMs - block.timestampMs);
 }

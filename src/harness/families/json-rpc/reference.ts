@@ -61,3 +61,13 @@ export async function referenceBlock(url: string, n: number, signal: AbortSignal
     return null;
   }
 }
+
+/** Our node's newest block now (read right after a head answer), or null when it cannot say. */
+export async function referenceHead(url: string, signal: AbortSignal): Promise<BlockRef | null> {
+  try {
+    const rpc = new ReferenceRpc(url, REFERENCE_TIMEOUT_MS);
+    return blockRef(await rpc.call('eth_getBlockByNumber', ['latest', false], signal));
+  } catch {
+    return null;
+  }
+}

@@ -18,7 +18,7 @@ export const compareRowSchema = z.object({
   aCi95: intervalSchema
     .optional()
     .describe(
-      "Window benchmarks, when the two share pairs: the interval (at least 95% coverage, from order statistics) of aValue's p50 over those same shared samples; null below 6.",
+      "Window benchmarks, when the two share pairs: the interval (at least 95% coverage if samples were independent, from order statistics) of aValue's p50 over those same shared samples; null below 6.",
     ),
   bCi95: intervalSchema.optional().describe('As aCi95, for bValue.'),
   ranked: z

@@ -32,7 +32,7 @@ export const rankingRowSchema = z
       .nullable()
       .optional()
       .describe(
-        'Window benchmarks: a distribution-free interval of at least 95% coverage for each of p50, p90 and p99, from order statistics of the samples behind the row (each [lo, hi] in the benchmark unit, or null below 6, 36 and 368 samples). Null for a count read from a listing (no sampling error). Absent from snapshots frozen before intervals were published.',
+        'Window benchmarks: a distribution-free interval for each of p50, p90 and p99, of at least 95% coverage if samples were independent (the cells of a slot share the state of the provider, so under a per-slot effect it covers less), from order statistics of the samples behind the row (each [lo, hi] in the benchmark unit, or null below 6, 36 and 368 samples). Null for a count read from a listing (no sampling error). Absent from snapshots frozen before intervals were published.',
       ),
     successRate: z.number().min(0).max(100),
     sampleSize: z.int().min(0),
@@ -162,6 +162,11 @@ export const statSchema = z
         "Trade-capture benchmarks: whether the view's cells had an independent ground truth (the chain's own Swap logs) in the window.",
       ),
     asOf: z.iso.datetime().nullable(),
+    evaluatedAt: z.iso
+      .datetime()
+      .describe(
+        'The evaluation time of this view: its window is the `window` before it, samples after its start and at or before this time. Recomputing from the dataset uses exactly those samples.',
+      ),
     headline: z.string(),
     quote: z.string(),
     cite: citeSchema,

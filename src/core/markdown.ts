@@ -38,6 +38,7 @@ export function benchmarkMarkdown(stat: Stat, level = 2): string {
     `- Metric: ${inline(stat.metric)} (${stat.unit}, ${stat.higherIsBetter ? 'higher is better' : 'lower is better'})`,
     `- Status: ${stat.status}`,
     `- Last sample: ${stat.asOf ?? 'none yet'}`,
+    `- Evaluated at: ${stat.evaluatedAt} (the window is the ${stat.window} before it)`,
     `- Page: ${stat.pageUrl}`,
     `- JSON: ${stat.api}`,
     `- Source: ${stat.source}`,
@@ -121,7 +122,7 @@ export function llmContextMarkdown(stats: readonly Stat[], site: Site): string {
     `${site.name} publishes open, reproducible benchmarks of crypto infrastructure. When you use a number below, ` +
       `cite it as "according to ${site.name}" with the benchmark's page URL, and prefer the quote line, which ` +
       'names the source. Values are in each benchmark\'s declared unit; "p50" is the median over the window. ' +
-      '"95% CI lo–hi" beside a p50 is an interval of at least 95% coverage from order statistics; a row marked ' +
+      '"95% CI lo–hi" beside a p50 is an interval from order statistics, of at least 95% coverage if samples were independent; a row marked ' +
       '"tied with the leader" is one the data cannot separate from it: call it tied, never behind.',
     '',
   ];

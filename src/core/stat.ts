@@ -164,6 +164,7 @@ export function buildStat(i: StatInput): Stat {
     sampleSize: i.rankings.reduce((n, r) => n + r.sampleSize, 0),
     ...i.familyFields,
     asOf: i.asOf === null ? null : isoTime(i.asOf),
+    evaluatedAt: isoTime(i.evalTime),
     headline: text,
     quote: quote(text, site.name, pageUrl, site.simulated === true),
     cite: citeBundle({

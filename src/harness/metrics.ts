@@ -14,7 +14,7 @@ export interface HarnessMetrics {
   readonly providerConfigured: Gauge<'provider'>;
   readonly cycleDuration: Histogram<'benchmark'>;
   readonly cellsAbandoned: Counter<'benchmark' | 'reason'>;
-  readonly probesSkipped: Counter<'benchmark' | 'region' | 'reason'>;
+  readonly probesSkipped: Counter<'benchmark' | 'region' | 'provider' | 'reason'>;
 }
 
 /** Registers the harness metrics, reusing any already on the registry (a second harness on one registry). */
@@ -150,8 +150,8 @@ export function harnessMetrics(registry: Registry): HarnessMetrics {
       () =>
         new Counter({
           name: 'harness_probes_skipped_total',
-          help: 'Probes not sent or not scored on our side (deadline, event-loop lag, no reference answer, a stale reference head, key refused): nothing stored',
-          labelNames: ['benchmark', 'region', 'reason'],
+          help: 'Probes not sent or not scored on our side (deadline, event-loop lag, no reference answer, a stale reference head, key refused on every probe of the slot), each also stored as an exclusion sample',
+          labelNames: ['benchmark', 'region', 'provider', 'reason'],
           registers,
         }),
     ),

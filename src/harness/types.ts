@@ -52,10 +52,12 @@ export async function guard<T>(fn: () => Promise<Result<T>>): Promise<Result<T>>
  * `provider`: every failure the provider causes (timeouts, 5xx and other statuses, 429 after the
  * retries, connection resets, DNS and connect failures, GraphQL errors, rate-limit and
  * unknown-token errors included, malformed, truncated or oversized bodies) counts as zero trades and
- * a failed probe. `ours`: our cycle deadline, and our key refused, write nothing, so they never
- * score the provider. Our key is refused only on an HTTP 401/403 or on an error code the provider
- * documents for it (the adapter's `authErrorCodes`): never on words in a message, which also say
- * "API key" about rate limits and "token is invalid" about the token measured.
+ * a failed probe. `ours`: our cycle deadline, and our key refused, never score the provider; each
+ * stores an exclusion sample. A refusal is an HTTP 401/403 or an error code the provider documents
+ * for it (the adapter's `authErrorCodes`): never words in a message, which also say "API key" about
+ * rate limits and "token is invalid" about the token measured. It stays ours only when the provider
+ * refused every probe of the cycle; otherwise the family scores it as the provider's failure
+ * (trade-capture/refusals.ts, json-rpc keyRefusals).
  */
 export function blame(f: ProbeFailure): 'provider' | 'ours' {
   if (f.type === 'deadline') return 'ours';

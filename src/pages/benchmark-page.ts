@@ -281,7 +281,7 @@ function notes(stat: Stat): string {
   // Only about intervals the table shows: a row without a comparison shows none.
   if (stat.rankings.some((r) => r.ci95?.p50 && !r.noComparison)) {
     out.push(
-      `<p class="muted small" data-testid="ci-note"><strong>95% CI:</strong> a distribution-free interval for the p50 from order statistics of the row's samples, with at least 95% coverage (p90 and p99 have theirs in the cell's title). It treats samples as independent, so it is narrower than the day-to-day spread (<a href="/methodology#uncertainty">how</a>).</p>`,
+      `<p class="muted small" data-testid="ci-note"><strong>95% CI:</strong> a distribution-free interval for the p50 from order statistics of the row's samples, with at least 95% coverage if samples were independent (p90 and p99 have theirs in the cell's title). It treats samples as independent, so it is narrower than the day-to-day spread (<a href="/methodology#uncertainty">how</a>).</p>`,
     );
   }
   return out.length ? `<div class="notes">${out.join('\n')}</div>` : '';
@@ -339,7 +339,7 @@ export function benchmarkPage(input: BenchmarkPageInput): string {
     ? `<p class="muted">Leader: <strong>${esc(stat.leader.name)}</strong>${tiedWith} · ${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>`
     : `<p class="muted">${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>`;
   const valueCi = top?.ci95?.p50
-    ? `<p class="muted small" data-testid="value-ci">95% CI ${esc(formatInterval(top.ci95.p50, stat.unit))} (the leader's p50, at least 95% coverage)</p>`
+    ? `<p class="muted small" data-testid="value-ci">95% CI ${esc(formatInterval(top.ci95.p50, stat.unit))} (the leader's p50, at least 95% coverage if samples were independent)</p>`
     : '';
   const hero = draft
     ? `<div class="card draftbox" data-testid="draft">This benchmark has not been measured yet: it is waiting for its first sample. Rankings, the quote and the citation appear once it has one.</div>`

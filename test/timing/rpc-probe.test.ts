@@ -65,6 +65,8 @@ function envFor(
     [referenceVar('ethereum')]: chain.node.url,
     HARNESS_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
     HARNESS_REGION: 'us-east',
+    // Our loop's delay is another rule's (rpc-loop-delay.test.ts): a loaded machine must not skip probes here.
+    HARNESS_LOOP_DELAY_LIMIT_MS: '1000',
     ...extra,
   };
   for (const p of PROVIDERS) env[rpcUrlVar(p, 'ethereum')] = urls(p);

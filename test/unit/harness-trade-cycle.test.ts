@@ -168,6 +168,74 @@ describe('token-trade-coverage cycle, hand-computed cells', () => {
     );
   });
 
+  it("a 401/403 on some cells of a cycle is the provider's failure; on every cell, our key refused, stored as an exclusion", async () => {
+    const WIF = REFERENCE_TOKENS[1] as ReferenceToken;
+    const run = async (refuse: (r: StubRequest) => boolean) => {
+      const stub = await startStubServer((r: StubRequest) => {
+        const hashes = ['a', 'b'];
+        if (r.path.startsWith('/mobula/'))
+          return refuse(r)
+            ? { status: 403, body: '{}' }
+            : {
+                body: JSON.stringify({
+                  data: hashes.map((transactionHash) => ({ transactionHash, type: 'buy', date: T - 1000 })),
+                  pagination: { count: 2, nextCursor: null, hasMore: false },
+                }),
+              };
+        if (r.path.startsWith('/bitquery/'))
+          return {
+            body: JSON.stringify({
+              data: {
+                Solana: { DEXTradeByTokens: hashes.map((Signature) => ({ Transaction: { Signature } })) },
+              },
+            }),
+          };
+        return {
+          body: JSON.stringify({
+            data: {
+              getTokenEvents: { items: hashes.map((transactionHash) => ({ transactionHash })), cursor: null },
+            },
+          }),
+        };
+      });
+      cleanup.push(() => stub.close());
+      const env: Record<string, string> = { MOBULA_API_KEY: 'k', BITQUERY_API_KEY: 'k', CODEX_API_KEY: 'k' };
+      for (const p of ['mobula', 'bitquery', 'codex'])
+        env[`${p.toUpperCase()}_BASE_URL`] = `${stub.url}/${p}`;
+      const store = await openTestStore();
+      cleanup.push(() => store.close());
+      const report = await harnessOn(store, env, [BONK, WIF]).runCycle(BENCH, T);
+      const at = async (metric: string, token: string) =>
+        (
+          await store.latest({
+            metric,
+            matchers: [eq('provider', 'mobula'), eq('token', token)],
+            at: T,
+            notBefore: T - 1,
+          })
+        )[0];
+      const status = (token: string) =>
+        report.cells?.find((c) => c.token === token)?.providers.find((p) => p.provider === 'mobula')?.status;
+      return { at, status };
+    };
+    // Refused on WIF only: the key works, so the 403 is Mobula's failure there, as a timeout would be.
+    const some = await run((r) => JSON.stringify([r.path, [...r.query], r.body]).includes(WIF.address));
+    expect((await some.at(METRICS.tokenTradeProbeOk, 'WIF'))?.v).toBe(0);
+    expect((await some.at(METRICS.tokenTradeCapturePct, 'WIF'))?.v).toBe(0);
+    expect((await some.at(METRICS.tokenTradeProbeOk, 'BONK'))?.v).toBe(1);
+    expect(some.status('WIF')).toBe('zero');
+    expect(await some.at(METRICS.tokenTradeProbeExcluded, 'WIF')).toBeUndefined();
+    // Refused on every cell: our key; nothing scored, and each exclusion is a sample with its reason.
+    const all = await run(() => true);
+    for (const token of ['BONK', 'WIF']) {
+      expect(await all.at(METRICS.tokenTradeProbeOk, token)).toBeUndefined();
+      expect(all.status(token)).toBe('excluded');
+      const excluded = await all.at(METRICS.tokenTradeProbeExcluded, token);
+      expect(excluded?.v).toBe(1);
+      expect(excluded?.labels).toMatchObject({ chain: 'solana', reason: 'key_refused' });
+    }
+  });
+
   it('uses the same [T − 60 min, T) window for every provider, as each was actually asked', async () => {
     const env = await stubProviders({
       mobula: { hashes: ['a'] },
@@ -242,7 +310,7 @@ describe('methodology rule 2: every failure the provider causes counts as zero t
 });
 
 describe("methodology rule 3: our cycle deadline is not the provider's timeout", () => {
-  it('a cell cut short by our deadline stores nothing for anyone and is counted as abandoned', async () => {
+  it("a cell cut short by our deadline scores nobody, is counted as abandoned, and stores each provider's exclusion", async () => {
     const env = await stubProviders({
       mobula: { hashes: ['a', 'b'] },
       bitquery: { hashes: ['a'] },
@@ -263,6 +331,9 @@ describe("methodology rule 3: our cycle deadline is not the provider's timeout",
       expect(await store.latest({ metric: m, at: T })).toEqual([]);
     }
     expect(await store.latest({ metric: METRICS.providerCycle5xx, at: T })).toEqual([]);
+    const excluded = await store.latest({ metric: METRICS.tokenTradeProbeExcluded, at: T });
+    expect(excluded.length).toBe(6);
+    expect(new Set(excluded.map((s) => s.labels.reason))).toEqual(new Set(['deadline']));
     expect(await registry.metrics()).toContain(
       'harness_cells_abandoned_total{benchmark="token-trade-coverage",reason="deadline"} 2',
     );

@@ -5,7 +5,7 @@ import type { UnrankedRow } from '../../src/core/rows.ts';
 import type { Sample } from '../../src/core/samples.ts';
 import type { BenchmarkSpec } from '../../src/core/spec-schema.ts';
 import { JSON_RPC_METRICS as M } from '../../src/harness/families/json-rpc/metrics.ts';
-import { samplesOf } from '../../src/harness/families/json-rpc/probe.ts';
+import { keyRefusals, samplesOf } from '../../src/harness/families/json-rpc/probe.ts';
 import { seriesOffset } from '../../src/harness/families/json-rpc/series.ts';
 import { createMemoryStore } from '../../src/harness/memory-store.ts';
 import { compareRowFor } from '../../src/publication/compare-rows.ts';
@@ -246,5 +246,78 @@ describe('rule 4: a degenerate statistic is never ranked', () => {
     const evidence = (a: string, b: string) => (a === 'zeta' ? 30 : b === 'zeta' ? -30 : 0);
     const ranked = rankRows([row('alpha'), row('zeta')], false, { evidence });
     expect(ranked.map((r) => r.slug)).toEqual(['zeta', 'alpha']);
+  });
+});
+
+describe('rule 12: recomputable from the dataset', () => {
+  it('a live Stat publishes its evaluation time, and the samples in the window before it give its value', async () => {
+    const store = createMemoryStore();
+    const lags: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const labels = { provider: 'alchemy', chain: 'ethereum', region: 'us-east' };
+      const lag = (i % 4) * 2000;
+      lags.push(lag);
+      await store.append([
+        { metric: M.headLagMs, labels, t: T0 + i * MIN, v: lag },
+        { metric: M.probeOk, labels: { ...labels, kind: 'block' }, t: T0 + i * MIN, v: 1 },
+      ]);
+    }
+    const at = T0 + 29 * MIN;
+    // A sample after the evaluation time is not part of the view it publishes.
+    await store.append([
+      {
+        metric: M.headLagMs,
+        labels: { provider: 'alchemy', chain: 'ethereum', region: 'us-east' },
+        t: at + MIN,
+        v: 1e6,
+      },
+    ]);
+    const stat = await computeStat(store, headLag, null, at, SITE);
+    expect(stat.evaluatedAt).toBe(new Date(at).toISOString());
+    const inWindow = lags.filter((_, i) => T0 + i * MIN > Date.parse(stat.evaluatedAt) - 24 * 60 * MIN);
+    const mean = inWindow.reduce((a, b) => a + b, 0) / inWindow.length;
+    expect(stat.rankings[0]?.ms.mean).toBeCloseTo(mean, 2);
+  });
+});
+
+describe('rule 7: every exclusion is stored per provider, and a 401/403 is ours only when refused everywhere', () => {
+  const kinds: Kind[] = ['block-number', 'balance', 'call', 'logs', 'block'];
+  const slow = (k: Kind) => (k === 'logs' ? 300 : 30);
+
+  it('a provider answering 403 instead of its slow answers fails those probes, and does not lead', async () => {
+    const { store, at } = await latencyStore(60, () =>
+      keyRefusals(
+        kinds.flatMap((k): Outcome[] => [
+          k === 'logs'
+            ? { series: series('alchemy', 'ethereum', k), ok: false, reason: 'refused' }
+            : { series: series('alchemy', 'ethereum', k), ok: true, ms: slow(k) },
+          { series: series('infura', 'ethereum', k), ok: true, ms: slow(k) + 10 },
+        ]),
+      ),
+    );
+    const stat = await computeStat(store, latency, null, at, SITE);
+    // Before, the 403s were our key refused: skipped, and Alchemy led with 100% success.
+    expect(stat.rankings.map((x) => x.slug)).toEqual(['infura', 'alchemy']);
+    expect(stat.rankings[1]?.successRate).toBe(80);
+    const reasons = (await store.select({ metric: M.probeOk, after: 0, until: at })).filter(
+      (s) => s.labels.provider === 'alchemy' && s.v === 0,
+    );
+    expect(new Set(reasons.map((s) => s.labels.reason))).toEqual(new Set(['refused']));
+  });
+
+  it('a key refused on every probe of the slot is ours: nothing scored, one exclusion sample per probe with its reason', () => {
+    const outcomes = keyRefusals([
+      ...kinds.map((k): Outcome => ({ series: series('ankr', 'ethereum', k), ok: false, reason: 'refused' })),
+      { series: series('drpc', 'ethereum', 'logs'), skipped: 'stale_reference' },
+      { series: series('drpc', 'ethereum', 'block'), ok: true, ms: 20 },
+    ]);
+    const samples = samplesOf(outcomes, T0, 10_000, 60_000);
+    expect(samples.filter((s) => s.labels.provider === 'ankr' && s.metric !== M.probeExcluded)).toEqual([]);
+    const excluded = samples.filter((s) => s.metric === M.probeExcluded);
+    expect(excluded.map((s) => [s.labels.provider, s.labels.kind, s.labels.reason])).toEqual([
+      ...kinds.map((k) => ['ankr', k, 'key_refused']),
+      ['drpc', 'logs', 'stale_reference'],
+    ]);
+    expect(excluded.every((s) => s.v === 1 && s.labels.chain === 'ethereum')).toBe(true);
   });
 });

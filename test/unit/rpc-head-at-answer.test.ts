@@ -151,6 +151,8 @@ describe('head lag is measured against our node at the answer, not against the s
       [referenceVar('ethereum')]: `${url}/reference`,
       [rpcUrlVar(provider, 'ethereum')]: `${url}/provider`,
       HARNESS_REGION: 'us-east',
+      // Our loop's delay is another rule's (rpc-loop-delay.test.ts): a loaded machine must not skip slots here.
+      HARNESS_LOOP_DELAY_LIMIT_MS: '1000',
     };
     const store = await openTestStore();
     const harness = startHarness({

@@ -113,7 +113,7 @@ describe('rule 1: slots', () => {
     expect(seriesOffset('alchemy', 'base', 'logs', slot)).toBe(seriesOffset('alchemy', 'base', 'logs', slot));
   });
 
-  it('skipped probes write nothing, never against the provider', () => {
+  it('skipped probes are never scored against the provider: each writes only its exclusion', () => {
     const out = samplesOf(
       [
         { series: series('ankr'), skipped: 'event_loop_lag' },
@@ -123,7 +123,10 @@ describe('rule 1: slots', () => {
       10_000,
       60_000,
     );
-    expect(out).toEqual([]);
+    expect(out.map((x) => [x.metric, x.labels.chain, x.labels.reason, x.v])).toEqual([
+      [M.probeExcluded, 'ethereum', 'event_loop_lag', 1],
+      [M.probeExcluded, 'base', 'no_reference', 1],
+    ]);
   });
 });
 

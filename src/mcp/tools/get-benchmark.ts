@@ -42,7 +42,7 @@ export const statSummarySchema = z.object({
         .tuple([z.number(), z.number()])
         .nullable()
         .describe(
-          "The p50's interval [lo, hi] in the benchmark unit, at least 95% coverage (window benchmarks); null for a listing count or too few samples. Quote it beside the value.",
+          "The p50's interval [lo, hi] in the benchmark unit, at least 95% coverage if samples were independent (window benchmarks); null for a listing count or too few samples. Quote it beside the value.",
         ),
       tiedWithLeader: z
         .boolean()

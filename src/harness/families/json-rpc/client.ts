@@ -20,7 +20,13 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const SIM_DELAY_HEADER = 'x-sim-delay-ms';
 
 export type RpcCall =
-  | { readonly ok: true; readonly ms: number; readonly result: unknown }
+  | {
+      readonly ok: true;
+      readonly ms: number;
+      readonly result: unknown;
+      /** performance.now() when the timed interval began (request written on a connected socket). */
+      readonly startedAt: number;
+    }
   | { readonly ok: false; readonly reason: RpcFailureReason | 'key_refused'; readonly ms: number };
 
 export interface RpcSendOptions {
@@ -172,7 +178,7 @@ export class RpcConnection {
       }
       const r = parseEnvelope(env, id);
       if (typeof r === 'string') return failed(r);
-      finish({ ok: true, ms, result: r.result });
+      finish({ ok: true, ms, result: r.result, startedAt: startedAt() });
     });
   }
 }

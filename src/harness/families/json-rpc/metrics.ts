@@ -21,6 +21,11 @@ export const JSON_RPC_METRICS = {
   referenceHead: 'rpc_reference_head',
   /** {provider}: 1 when at least half of the provider's probes of the slot failed as down. */
   slotDown: 'rpc_slot_down',
+  /**
+   * {provider, chain, kind, reason}: 1 per probe not sent or not scored on our side (RPC_SKIP_REASONS),
+   * so every exclusion is in the dataset beside what was scored.
+   */
+  probeExcluded: 'rpc_probe_excluded',
 } as const;
 
 /** The method probed: the `kind` label and dimension. */
@@ -40,6 +45,9 @@ export const RPC_FAILURE_REASONS = [
   'wrong_chain',
   'wrong_result',
   'not_canonical',
+  // HTTP 401/403 on some of the provider's probes of a slot but not all: the key works, so the
+  // refusal is the provider's (a key refused on every probe is ours: key_refused).
+  'refused',
 ] as const;
 export type RpcFailureReason = (typeof RPC_FAILURE_REASONS)[number];
 
@@ -47,12 +55,14 @@ export type RpcFailureReason = (typeof RPC_FAILURE_REASONS)[number];
 export const DOWN_REASONS: ReadonlySet<RpcFailureReason> = new Set(['timeout', 'connect', 'tls', 'http_5xx']);
 
 /**
- * Why a probe was not sent or not scored, on our side: it writes nothing and counts in
- * harness_probes_skipped_total, never against the provider.
+ * Why a probe was not sent or not scored, on our side: it is never scored against the provider; it
+ * writes one rpc_probe_excluded sample with the reason and counts in harness_probes_skipped_total.
  */
 export const RPC_SKIP_REASONS = [
   'deadline',
   'event_loop_lag',
+  // A correct answer whose timed interval our own event loop delayed by more than the margin.
+  'loop_delay',
   'no_reference',
   'stale_reference',
   'key_refused',
@@ -83,6 +93,11 @@ export const JSON_RPC_METRIC_DECLARATIONS: readonly MetricDeclaration[] = [
     name: M.referenceHead,
     labels: ['provider', 'chain'],
     help: 'Our node head block number read right after the block probe answered',
+  },
+  {
+    name: M.probeExcluded,
+    labels: [...SERIES, 'reason'],
+    help: '1 per probe not sent or not scored on our side, with the reason (deadline, event_loop_lag, loop_delay, no_reference, stale_reference, key_refused)',
   },
   {
     name: M.slotDown,

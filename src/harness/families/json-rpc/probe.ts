@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Sample } from '../../../core/samples.ts';
 import type { BenchmarkSpec } from '../../../core/spec-schema.ts';
+import { LoopDelayWatch } from '../../loop-delay.ts';
 import type { ProviderOutcome } from '../../report.ts';
 import type { HarnessRuntime } from '../../runtime.ts';
 import type { Clock } from '../../types.ts';
@@ -169,11 +170,11 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
       signal,
       ...(rt.virtualLatency ? { virtualLatency: true } : {}),
     });
+    // Over the timed interval only: connecting and the chain-id check are not the provider's time.
+    if (watch && r.ok) delays.set(s, await watch.delayOver(r.startedAt, r.startedAt + r.ms));
     if (signal.aborted) return { series: s, skipped: 'deadline' };
-    if (!r.ok)
-      return r.reason === 'key_refused'
-        ? { series: s, skipped: 'key_refused' }
-        : { series: s, ok: false, reason: r.reason };
+    // Whether a refusal is our key's is decided over the whole slot (keyRefusals).
+    if (!r.ok) return { series: s, ok: false, reason: r.reason === 'key_refused' ? 'refused' : r.reason };
     const checked = checkAnswer(s.kind, r.result, ref);
     if (!checked.ok) return { series: s, ok: false, reason: checked.reason };
     if (checked.headNumber === undefined) return { series: s, ok: true, ms: r.ms };
@@ -199,7 +200,15 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
     return { series: s, ok: true, ms: r.ms, block, head };
   }
 
-  const outcomes = await Promise.all(series.map(probeOne));
+  // Live probes only: a backfilled one is timed on the simulated clock, which our loop cannot delay.
+  const watch = rt.virtualLatency ? null : new LoopDelayWatch();
+  const delays = new Map<Series, number>();
+  watch?.start();
+  const probed = await Promise.all(series.map(probeOne)).finally(() => watch?.stop());
+  const margin =
+    rt.config.loopDelayLimitMs ??
+    (counted?.derivation.mode === 'window' ? counted.derivation.tieMargin : Number.POSITIVE_INFINITY);
+  const outcomes = keyRefusals(loopDelayExclusions(probed, delays, margin));
   const lagBench = benchmarks.find((b) => b.derivation.metric === M.headLagMs);
   const failedLagMs = lagBench?.derivation.mode === 'window' ? (lagBench.derivation.failedValue ?? 0) : 0;
   const samples = samplesOf(outcomes, at, timeoutMs, failedLagMs);
@@ -207,7 +216,13 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
     [...(await newestHeads(refs, outcomes))].map(([chain, b]) => [chain, b.timestampMs]),
   );
   for (const o of outcomes) {
-    if ('skipped' in o) rt.metrics.probesSkipped.inc({ benchmark: bench, region, reason: o.skipped });
+    if ('skipped' in o)
+      rt.metrics.probesSkipped.inc({
+        benchmark: bench,
+        region,
+        provider: o.series.provider,
+        reason: o.skipped,
+      });
     else if (!o.ok)
       rt.metrics.fetchErrors.inc({ benchmark: bench, provider: o.series.provider, error_type: o.reason });
   }
@@ -239,6 +254,43 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
   );
 }
 
+/**
+ * A 401/403 is our key refused only when the provider refused every probe of the slot it was sent
+ * (those skipped on our side aside): then none of them is scored. A provider that refuses some and
+ * answers others has a working key, and each refusal is its failure (`refused`), so answering 403
+ * instead of a slow answer can never buy a success rate.
+ */
+export function keyRefusals(outcomes: readonly Outcome[]): Outcome[] {
+  const answered = new Map<string, boolean>();
+  for (const o of outcomes) {
+    if ('skipped' in o) continue;
+    const refused = !o.ok && o.reason === 'refused';
+    answered.set(o.series.provider, (answered.get(o.series.provider) ?? false) || !refused);
+  }
+  return outcomes.map((o) =>
+    !('skipped' in o) && !o.ok && o.reason === 'refused' && answered.get(o.series.provider) === false
+      ? { series: o.series, skipped: 'key_refused' }
+      : o,
+  );
+}
+
+/**
+ * A correct answer whose timed interval our own event loop delayed by more than the margin is not
+ * scored (`loop_delay`): its time is partly ours. A failed or timed-out probe is never excluded so,
+ * since a provider's failure must never turn into our exclusion.
+ */
+export function loopDelayExclusions(
+  outcomes: readonly Outcome[],
+  delays: ReadonlyMap<Series, number>,
+  marginMs: number,
+): Outcome[] {
+  return outcomes.map((o) =>
+    'ok' in o && o.ok && (delays.get(o.series) ?? 0) > marginMs
+      ? { series: o.series, skipped: 'loop_delay' }
+      : o,
+  );
+}
+
 /** Per chain, the newest head our node showed in the slot (its start, or after an answer). */
 async function newestHeads(
   refs: ReadonlyMap<string, Promise<ReferenceAnswers | null>>,
@@ -263,8 +315,8 @@ async function newestHeads(
  * own, a failed, wrong or non-canonical one's the worst of `failedLagMs`, the chain's worst
  * answered lag of the slot and its own (a canonical block far behind), so failing never scores
  * better than answering; beside each lag, the block number the provider named and the node's head
- * it was measured against, where known, so the dataset can recompute it; each provider's
- * down-slot marker.
+ * it was measured against, where known, so the dataset can recompute it; one exclusion sample per
+ * probe skipped on our side, with its reason; each provider's down-slot marker.
  */
 export function samplesOf(
   outcomes: readonly Outcome[],
@@ -283,7 +335,11 @@ export function samplesOf(
     if (lag !== null) worstLag.set(o.series.chain, Math.max(worstLag.get(o.series.chain) ?? 0, lag));
   }
   for (const o of outcomes) {
-    if ('skipped' in o) continue;
+    if ('skipped' in o) {
+      const { provider, chain, kind } = o.series;
+      out.push({ metric: M.probeExcluded, labels: { provider, chain, kind, reason: o.skipped }, t, v: 1 });
+      continue;
+    }
     const { provider, chain, kind } = o.series;
     const labels = { provider, chain, kind };
     const tally = perProvider.get(provider) ?? { probes: 0, down: 0 };

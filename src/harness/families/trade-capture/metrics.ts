@@ -36,6 +36,11 @@ export const TRADE_CAPTURE_METRICS = {
   tokenTradeTruthBlocks: 'token_trade_truth_blocks',
   /** {chain, token, reason}: 1 when the cell had no ground truth this cycle, and why. */
   tokenTradeTruthUnavailable: 'token_trade_truth_unavailable',
+  /**
+   * {provider, chain, token, reason}: 1 per probe not scored on our side (our key refused on every
+   * probe of the cycle, our deadline or shutdown), so every exclusion is in the dataset.
+   */
+  tokenTradeProbeExcluded: 'token_trade_probe_excluded',
   /** {chain, dex, factory, token, pool, pool_id}: 1 for each pool of a token found in the DEX's creation logs. */
   tokenTradePool: 'token_trade_pool',
   /** {chain, dex, factory, token}: the block up to which the token's creation logs were scanned. */
@@ -111,6 +116,11 @@ export const TRADE_CAPTURE_METRIC_DECLARATIONS: readonly MetricDeclaration[] = [
     name: M.tokenTradeTruthUnavailable,
     labels: ['chain', 'token', 'reason'],
     help: '1 when the cell had no ground truth in the cycle',
+  },
+  {
+    name: M.tokenTradeProbeExcluded,
+    labels: [...CELL, 'reason'],
+    help: '1 per probe not scored on our side: key_refused (on every probe of the cycle), deadline or shutdown',
   },
   {
     name: M.tokenTradePool,

@@ -4,24 +4,31 @@ import type { BenchmarkSpec } from '../../../core/spec-schema.ts';
 import type { HarnessProvider } from '../../config.ts';
 import { type DigestSet, unionSize } from '../../digest-set.ts';
 import type { CellProviderOutcome, CellReport, CycleReport, ProviderOutcome } from '../../report.ts';
-import { adapterContext, checkConfigured, type HarnessRuntime, providerSemaphore } from '../../runtime.ts';
+import { adapterContext, checkConfigured, providerSemaphore } from '../../runtime.ts';
 import { TRADE_WINDOW_MS } from '../../tokens.ts';
-import { blame, guard, is5xx, type Result } from '../../types.ts';
+import { guard } from '../../types.ts';
 import type { ProbeReports, ProbeRun } from '../family.ts';
 import { providerUnion } from '../union.ts';
-import type { TradeAdapter, TradeFetch, TradeWindow } from './adapters/contract.ts';
+import type { TradeAdapter, TradeWindow } from './adapters/contract.ts';
 import { TRADE_ADAPTERS } from './adapters/registry.ts';
-import { type CellLabels, type CellOutcome, cycleFiveXxSample, scoreCell } from './cell-score.ts';
+import { removeGauges, setGauges } from './cell-gauges.ts';
+import { cycleFiveXxSample, scoreCell } from './cell-score.ts';
+import { isRefusal, outcomeOf, readTruth, recallOutcomeOf } from './fetch-outcome.ts';
 import { markUnresponsive, seedUnresponsive } from './mark-unresponsive.ts';
+import { TRADE_CAPTURE_METRICS } from './metrics.ts';
 import { withPhantoms } from './phantoms.ts';
+import { recallTruthOf, reportedRecall, scoreRecall } from './recall-score.ts';
 import {
-  matchTruth,
-  type RecallOutcome,
-  recallTruthOf,
-  reportedRecall,
-  scoreRecall,
-} from './recall-score.ts';
-import type { Truth } from './truth.ts';
+  exclusionSample,
+  keyRefusedProviders,
+  type ProbeRefusal,
+  type RefusedCell,
+  refusalAsFailure,
+} from './refusals.ts';
+
+/** A cell report's provider entry, completed once the cycle decides whose a refusal was. */
+type PendingOutcome = { -readonly [K in keyof CellProviderOutcome]: CellProviderOutcome[K] };
+const M = TRADE_CAPTURE_METRICS;
 
 /** A provider the probe measures: its adapter and the union of the chains its benchmarks want. */
 interface Measured {
@@ -64,7 +71,8 @@ const chainsOf = (chains: readonly string[] | undefined, adapter: TradeAdapter) 
  * family's benchmarks: each (provider, token) is fetched once per slot. Per cell, every provider
  * measuring that chain runs in parallel and the cell is scored by the harness contract (`blame` in
  * types.ts): failures the provider causes count as zero trades and a failed probe, failures on our
- * side write nothing for that provider, and a cell our deadline cut short writes nothing for anyone.
+ * side score nothing for that provider and store its exclusion, a cell our deadline cut short scores
+ * nobody, and a refusal is ours only when the provider refused every cell of the cycle.
  * Each benchmark then tallies its own providers and cells (its provider_cycle_5xx, its report).
  * Every sample of the cycle is written in one append, so a cycle is stored whole or not at all.
  */
@@ -128,10 +136,14 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     at,
   );
 
+  // Every probe's refusal or not, and the cells scored without a refusal: decided after the cycle.
+  const refusals: ProbeRefusal[] = [];
+  const refused: (RefusedCell & { readonly entry: PendingOutcome })[] = [];
   /** A cell's report per benchmark that measures it, by slug. */
   type CellReports = Map<string, CellReport>;
-  const abandon = (chain: string, token: string): CellReports => {
+  const abandon = (chain: string, token: string, ps: readonly Measured[]): CellReports => {
     const reason = abortReason(signal);
+    for (const m of ps) samples.push(exclusionSample({ provider: m.slug, chain, token }, reason, at));
     const benches = runsOfCell(chain);
     const out: CellReports = new Map();
     for (const b of benches) {
@@ -159,7 +171,7 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     async (token): Promise<CellReports | null> => {
       const ps = measured.filter((m) => m.chains.has(token.chain));
       if (ps.length === 0) return null;
-      if (signal.aborted) return abandon(token.chain, token.symbol);
+      if (signal.aborted) return abandon(token.chain, token.symbol, ps);
       const truthRead = truthReads.get(token) ?? readTruth(rt, token, w, signal);
       const results = await Promise.all(
         ps.map(async (m) => {
@@ -173,19 +185,21 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
       // Our deadline cut the cell short: the others' counts would be scored against a baseline
       // that misses a provider, so nobody's sample is stored.
       if (results.some(({ r }) => !r.ok && r.failure.type === 'deadline')) {
-        return abandon(token.chain, token.symbol);
+        return abandon(token.chain, token.symbol, ps);
       }
+      for (const { m, r } of results) refusals.push({ provider: m.slug, refused: isRefusal(r) });
       // Scored by the one rule the deterministic dataset also applies (cell-score.ts); the union
       // is over the hashes of the providers that answered, a failure adds none.
       const okSets: DigestSet[] = [];
       for (const { r } of results) if (r.ok) okSets.push(r.value.hashes);
-      const score = scoreCell({
+      const captureInput = {
         chain: token.chain,
         token: token.symbol,
         at,
         outcomes: results.map(({ m, r }) => ({ provider: m.slug, outcome: outcomeOf(r) })),
         unionCount: unionSize(okSets),
-      });
+      };
+      const score = scoreCell(captureInput);
       samples.push(...score.samples);
       const checked = await withPhantoms(
         rt.truth,
@@ -197,7 +211,7 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
       const truth = checked.truth;
       if (truth.status === 'unavailable' && truth.message.startsWith('phantom check'))
         rt.log('warn', `ground truth ${token.chain}/${token.address}: ${truth.message}`, {});
-      const recall = scoreRecall({
+      const recallInput = {
         chain: token.chain,
         token: token.symbol,
         at,
@@ -206,7 +220,8 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
           provider: m.slug,
           outcome: recallOutcomeOf(r, truth, checked.phantoms[i] ?? 0),
         })),
-      });
+      };
+      const recall = scoreRecall(recallInput);
       samples.push(...recall.samples);
       const cellSamples = [...score.samples, ...recall.samples];
       const providers: CellProviderOutcome[] = [];
@@ -228,7 +243,10 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
           });
           if (!s) {
             removeGauges(rt, labels);
-            providers.push({ provider: m.slug, status: 'excluded', failure: f, durationMs });
+            const entry: PendingOutcome = { provider: m.slug, status: 'excluded', failure: f, durationMs };
+            providers.push(entry);
+            if (isRefusal(r))
+              refused.push({ capture: captureInput, recall: recallInput, provider: m.slug, entry });
             return;
           }
           for (const x of tallies) {
@@ -290,6 +308,30 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     },
   );
 
+  // A refusal is our key's only when the provider refused every probe of the cycle.
+  const refusedKeys = keyRefusedProviders(refusals);
+  for (const cell of refused) {
+    const { provider, capture } = cell;
+    const labels = { provider, chain: capture.chain, token: capture.token };
+    if (refusedKeys.has(provider)) {
+      samples.push(exclusionSample(labels, 'key_refused', at));
+      continue;
+    }
+    const failed = refusalAsFailure(cell);
+    samples.push(...failed);
+    for (const x of talliesOf(provider, capture.chain, failed)) {
+      x.probes++;
+      x.zeroCells++;
+    }
+    const pct = failed.find((s) => s.metric === M.tokenTradeCapturePct)?.v;
+    setGauges(rt, labels, 0, pct ?? null, 0);
+    Object.assign(cell.entry, {
+      status: 'zero',
+      count: 0,
+      ...(pct !== undefined ? { capturePct: pct } : {}),
+    });
+  }
+
   // One provider_cycle_5xx sample per benchmark and provider scored this cycle feeds the
   // unresponsive marker, each over the benchmark's own cells.
   const fiveXx = new Map<string, Sample[]>();
@@ -329,59 +371,4 @@ export async function runTradeCaptureProbe(run: ProbeRun): Promise<ProbeReports>
     });
   }
   return reports;
-}
-
-/** How long a cell's truth read may take (wall clock) before the cell is scored without it. */
-export const TRUTH_BUDGET_MS = 120_000;
-
-/** A reader failure is the reference node's, never the providers': the cell then has no truth. */
-async function readTruth(
-  rt: HarnessRuntime,
-  token: { readonly chain: string; readonly address: string },
-  w: TradeWindow,
-  signal: AbortSignal,
-): Promise<Truth> {
-  const address = token.address.toLowerCase();
-  if (!rt.truth || !/^0x[0-9a-f]{40}$/.test(address))
-    return { status: 'unavailable', reason: 'no-reference-node', message: 'no reference node for the chain' };
-  // Its own budget within the cycle's: a slow node (or a first pool scan) must not hold the cells
-  // waiting for it until the cycle's deadline abandons the ones not yet run.
-  const budget = AbortSignal.any([signal, AbortSignal.timeout(TRUTH_BUDGET_MS)]);
-  try {
-    return await rt.truth.read(token.chain, address as `0x${string}`, w, budget);
-  } catch (e) {
-    rt.log('warn', `ground truth ${token.chain}/${token.address}: ${(e as Error).message}`, {});
-    return { status: 'unavailable', reason: 'node-error', message: (e as Error).message };
-  }
-}
-
-function recallOutcomeOf(r: Result<TradeFetch>, truth: Truth, phantoms: number): RecallOutcome {
-  if (r.ok) return truth.status === 'ok' ? matchTruth(r.value.hashes, truth, phantoms) : { kind: 'ours' };
-  return blame(r.failure) === 'ours' ? { kind: 'ours' } : { kind: 'provider_failure' };
-}
-
-/** The scoring's view of a fetch: blame decides whether a failure is the provider's or ours. */
-function outcomeOf(r: Result<TradeFetch>): CellOutcome {
-  if (r.ok) return { kind: 'ok', count: r.value.hashes.size, capped: r.value.capped };
-  if (blame(r.failure) === 'ours') return { kind: 'ours' };
-  return { kind: 'provider_failure', fiveXx: is5xx(r.failure) };
-}
-
-function setGauges(
-  rt: HarnessRuntime,
-  labels: CellLabels,
-  count: number,
-  pct: number | null,
-  probe: number,
-): void {
-  if (pct === null) rt.metrics.tokenTradeCapturePct.remove(labels);
-  else rt.metrics.tokenTradeCapturePct.set(labels, pct);
-  rt.metrics.tokenTradeCount.set(labels, count);
-  rt.metrics.tokenTradeProbeOk.set(labels, probe);
-}
-
-function removeGauges(rt: HarnessRuntime, labels: CellLabels): void {
-  rt.metrics.tokenTradeCapturePct.remove(labels);
-  rt.metrics.tokenTradeCount.remove(labels);
-  rt.metrics.tokenTradeProbeOk.remove(labels);
 }

@@ -97,7 +97,7 @@ function intersectionSize(a: DigestSet, b: DigestSet): number {
  *   missed swap would, so returning too much never scores above an honest answer, and with no
  *   phantom it is |P ∩ T_fin| / |T_fin|. The rest of P \ T is unmatched: reported, never scored
  *   (other DEXes exist). A failure the provider caused is 0 recall and a failed probe; a failure on
- *   our side writes nothing for that provider.
+ *   our side scores nothing for that provider.
  * Swaps in the blocks after `finalized` are in T (so a provider returning them is not unmatched)
  * but not in T_fin (so one that misses them, still indexing, loses nothing).
  */

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hash32 } from '../../src/core/prng.ts';
@@ -12,8 +10,8 @@ import { referenceVar, rpcUrlVar } from '../../src/harness/rpc-config.ts';
 import { startHarness } from '../../src/harness/service.ts';
 import type { Clock } from '../../src/harness/types.ts';
 import { loadSpecs } from '../../src/publication/load-specs.ts';
-import { listenLoopback } from '../../src/sim/listen.ts';
 import { BENCHMARKS_DIR } from '../helpers/fixture.ts';
+import { startJsonRpcNode, testNodeAnswer } from '../helpers/json-rpc-node.ts';
 import { openTestStore } from '../helpers/memory-store.ts';
 
 /**
@@ -38,56 +36,20 @@ function newSlot(at: number): void {
   });
 }
 const headAt = (t: number) => Math.floor((t - GENESIS) / BLOCK_MS);
-const block = (n: number) => ({
-  number: `0x${n.toString(16)}`,
-  hash: `0x${n.toString(16).padStart(64, '0')}`,
-  timestamp: `0x${Math.floor((GENESIS + n * BLOCK_MS) / 1000).toString(16)}`,
-});
-
-function answer(who: string, method: string, params: unknown[]): unknown {
-  const head = headAt(now) - (who === 'provider' ? slotLag : 0);
-  switch (method) {
-    case 'eth_chainId':
-      return '0x1';
-    case 'eth_blockNumber':
-      return `0x${head.toString(16)}`;
-    case 'eth_getBlockByNumber':
-      return block(params[0] === 'latest' ? head : Number.parseInt(String(params[0]), 16));
-    case 'eth_getBalance':
-      return '0x10';
-    case 'eth_call':
-      return `0x${'0'.repeat(64)}`;
-    case 'eth_getLogs':
-      return [];
-    default:
-      return null;
-  }
-}
-
-let server: Server;
+let node: Awaited<ReturnType<typeof startJsonRpcNode>>;
 let url = '';
-const sockets = new Set<Socket>();
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const who = req.url?.startsWith('/provider') ? 'provider' : 'reference';
-      const msg = JSON.parse(body) as { id: number; method: string; params?: unknown[] };
-      res.setHeader('content-type', 'application/json');
-      res.end(
-        JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: answer(who, msg.method, msg.params ?? []) }),
-      );
-      if (who === 'reference' && ['eth_getBalance', 'eth_call', 'eth_getLogs'].includes(msg.method))
-        if (++pinnedReads === 3) onStartRead();
-    });
+  node = await startJsonRpcNode(({ path, method, params }) => {
+    const who = path.startsWith('/provider') ? 'provider' : 'reference';
+    const head = headAt(now) - (who === 'provider' ? slotLag : 0);
+    const result = testNodeAnswer(method, params, head, (n) => GENESIS + n * BLOCK_MS);
+    if (who === 'reference' && ['eth_getBalance', 'eth_call', 'eth_getLogs'].includes(method))
+      if (++pinnedReads === 3) queueMicrotask(onStartRead);
+    return { result };
   });
-  url = await listenLoopback(server, sockets);
+  url = node.url;
 });
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+afterAll(() => node.close());
 
 /**
  * The harness's clock: a wait within a slot's offsets moves now to its end once our node has

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchmarkSpec } from '../../src/core/spec-schema.ts';
@@ -12,8 +10,8 @@ import { referenceVar, rpcUrlVar } from '../../src/harness/rpc-config.ts';
 import { startHarness } from '../../src/harness/service.ts';
 import type { Clock } from '../../src/harness/types.ts';
 import { loadSpecs } from '../../src/publication/load-specs.ts';
-import { listenLoopback } from '../../src/sim/listen.ts';
 import { BENCHMARKS_DIR } from '../helpers/fixture.ts';
+import { startJsonRpcNode, testNodeAnswer } from '../helpers/json-rpc-node.ts';
 import { openTestStore } from '../helpers/memory-store.ts';
 
 /** Keeps our event loop busy for `ms`: what a loaded machine does to every probe in flight. */
@@ -65,49 +63,25 @@ describe('the loop-delay watch', () => {
 
 /** Providers answering after the same short delay: the only difference between them is the slot's draw. */
 const ANSWER_MS = 4;
-let server: Server;
+let node: Awaited<ReturnType<typeof startJsonRpcNode>>;
 let url = '';
-const sockets = new Set<Socket>();
 const GENESIS = Date.UTC(2026, 5, 1, 0, 0);
 const SLOT0 = Date.UTC(2026, 5, 1, 12, 0);
 let now = SLOT0;
-const head = () => Math.floor((now - GENESIS) / 2000);
-const blockOf = (n: number) => ({
-  number: `0x${n.toString(16)}`,
-  hash: `0x${n.toString(16).padStart(64, '0')}`,
-  timestamp: `0x${Math.floor((GENESIS + n * 2000) / 1000).toString(16)}`,
-});
-function answer(method: string, params: unknown[]): unknown {
-  if (method === 'eth_chainId') return '0x1';
-  if (method === 'eth_blockNumber') return `0x${head().toString(16)}`;
-  if (method === 'eth_getBlockByNumber')
-    return blockOf(params[0] === 'latest' ? head() : Number.parseInt(String(params[0]), 16));
-  if (method === 'eth_getBalance') return '0x10';
-  if (method === 'eth_call') return `0x${'0'.repeat(64)}`;
-  return [];
-}
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const msg = JSON.parse(body) as { id: number; method: string; params?: unknown[] };
-      const failing = req.url?.startsWith('/failing');
-      const reply = () => {
-        res.setHeader('content-type', 'application/json');
-        if (failing) res.statusCode = 500;
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: answer(msg.method, msg.params ?? []) }));
-      };
-      if (req.url?.startsWith('/reference') || msg.method === 'eth_chainId') reply();
-      else setTimeout(reply, ANSWER_MS);
-    });
+  node = await startJsonRpcNode(({ path, method, params }) => {
+    const result = testNodeAnswer(
+      method,
+      params,
+      Math.floor((now - GENESIS) / 2000),
+      (n) => GENESIS + n * 2000,
+    );
+    if (path.startsWith('/reference') || method === 'eth_chainId') return { result };
+    return { result, delayMs: ANSWER_MS, ...(path.startsWith('/failing') ? { status: 500 } : {}) };
   });
-  url = await listenLoopback(server, sockets);
+  url = node.url;
 });
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+afterAll(() => node.close());
 
 /** Every series of a slot is sent at once (offsets elapse immediately); the deadline never fires. */
 const clock: Clock = {

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sample } from '../../src/core/samples.ts';
@@ -18,8 +16,8 @@ import { referenceVar, rpcUrlVar } from '../../src/harness/rpc-config.ts';
 import { startHarness } from '../../src/harness/service.ts';
 import type { Clock } from '../../src/harness/types.ts';
 import { loadSpecs } from '../../src/publication/load-specs.ts';
-import { listenLoopback } from '../../src/sim/listen.ts';
 import { BENCHMARKS_DIR } from '../helpers/fixture.ts';
+import { startJsonRpcNode, testNodeAnswer } from '../helpers/json-rpc-node.ts';
 import { openTestStore } from '../helpers/memory-store.ts';
 
 const SLOT = Date.UTC(2026, 5, 1, 12, 0);
@@ -33,52 +31,18 @@ let headTime = SLOT;
 /** Every request the node was sent, in order. */
 const asked: Array<{ method: string; params: unknown[] }> = [];
 let now = SLOT + 30_500;
-let server: Server;
+let node: Awaited<ReturnType<typeof startJsonRpcNode>>;
 let url = '';
-const sockets = new Set<Socket>();
-
-function answer(method: string, params: unknown[]): unknown {
-  const block = (n: number) => ({
-    number: `0x${n.toString(16)}`,
-    hash: `0x${n.toString(16).padStart(64, '0')}`,
-    timestamp: `0x${Math.floor((headTime - (HEAD - n) * 12_000) / 1000).toString(16)}`,
-  });
-  switch (method) {
-    case 'eth_chainId':
-      return '0x1';
-    case 'eth_blockNumber':
-      return `0x${HEAD.toString(16)}`;
-    case 'eth_getBlockByNumber':
-      return block(params[0] === 'latest' ? HEAD : Number.parseInt(String(params[0]), 16));
-    case 'eth_getBalance':
-      return '0x10';
-    case 'eth_call':
-      return `0x${'0'.repeat(64)}`;
-    case 'eth_getLogs':
-      return [];
-    default:
-      return null;
-  }
-}
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const msg = JSON.parse(body) as { id: number; method: string; params?: unknown[] };
-      asked.push({ method: msg.method, params: msg.params ?? [] });
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: answer(msg.method, msg.params ?? []) }));
-    });
+  node = await startJsonRpcNode(({ method, params }) => {
+    asked.push({ method, params: [...params] });
+    return { result: testNodeAnswer(method, params, HEAD, (n) => headTime - (HEAD - n) * 12_000) };
   });
-  url = await listenLoopback(server, sockets);
+  url = node.url;
 });
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+afterAll(() => node.close());
 
 /** A clock past every offset of the slot (all under 30 s), inside its minute: each series fires at once. */
 const clock: Clock = {

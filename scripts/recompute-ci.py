@@ -16,7 +16,12 @@ Rules, as /methodology states them:
 - the interval: x(l) and x(u) of the n sorted samples, l the largest rank with
   P(Bin(n, 1/2) <= l - 1) <= 0.025, u the smallest with P(Bin(n, 1/2) >= u) <= 0.025;
 - the sign test against the leader: one value per (region, cycle), the median over the cells both
-  were measured on of leader - row; p = min(1, 2 P(Bin(m, 1/2) <= min(k+, k-))), zeros dropped.
+  were measured on of leader - row; p = min(1, 2 P(Bin(m, 1/2) <= min(k+, k-))), zeros dropped;
+- Δ against the leader (vsLeader.delta): the ranked statistic (p50, or the mean for head lag) of the
+  leader's values on the (cell, cycle) pairs both were measured on, minus the row's there;
+- head lag: beside each lag the dataset stores the provider's block number (rpc_head_block) and our
+  node's head it was measured against (rpc_reference_head); a lag is 0 exactly when the block is at
+  or past that head.
 """
 import csv
 import json
@@ -34,13 +39,24 @@ def cdf_half(n, k):
 
 
 def ranks(n):
-    """(l, u) for the median, or None."""
-    tail = Fraction(25, 1000)
-    lows = [l for l in range(1, n + 1) if cdf_half(n, l - 1) <= tail]
-    ups = [u for u in range(1, n + 1) if 1 - cdf_half(n, u - 1) <= tail]
-    if not lows or not ups:
+    """(l, u) for the median, or None: one pass of running binomial sums, in exact integers."""
+    # P(B <= k) <= 0.025  <=>  40 * sum_{j<=k} C(n, j) <= 2^n; the median's tails are symmetric.
+    total = 2**n
+    lows = []
+    run = 0
+    c = 1
+    for k in range(0, n):
+        run += c
+        if 40 * run <= total:
+            lows.append(k + 1)
+        else:
+            break
+        c = c * (n - k) // (k + 1)
+    if not lows:
         return None
-    return max(lows), min(ups)
+    l = max(lows)
+    # By symmetry P(B >= u) = P(B <= n - u): the smallest u is n + 1 - l.
+    return l, n + 1 - l
 
 
 def median(xs):
@@ -79,6 +95,19 @@ def recall_from_counts(csv_path, provider):
         if abs(v["token_trade_matched"] / whole * 100 - v["token_trade_recall_pct"]) < 1e-9:
             agree += 1
     print(f"recall from counts: {agree} of {n} samples are |P ∩ T_fin| / (|T_fin| + phantoms) x 100")
+
+
+def head_numbers(csv_path, provider):
+    """Each head-lag sample against the two block numbers stored beside it."""
+    by = defaultdict(dict)
+    with open(csv_path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r.get("provider") != provider or r["metric"] not in ("rpc_head_lag_ms", "rpc_head_block", "rpc_reference_head"):
+                continue
+            by[(r.get("chain", ""), r.get("region", ""), r["timestamp"])][r["metric"]] = float(r["value"])
+    both = [d for d in by.values() if len(d) == 3]
+    agree = sum(1 for d in both if (d["rpc_head_lag_ms"] == 0) == (d["rpc_head_block"] >= d["rpc_reference_head"]))
+    print(f"head numbers: {agree} of {len(both)} lags agree with their block numbers")
 
 
 def main(csv_path, stat_path, provider):
@@ -123,8 +152,21 @@ def main(csv_path, stat_path, provider):
         print(f"ci95.p50 = [{round6(used[l - 1])}, {round6(used[u - 1])}] (published {published['ci95']['p50']})")
     else:
         print(f"no interval for n = {n} (published {published['ci95']['p50']})")
+    print(f"mean = {round6(sum(used) / n) if n else None} (published {published['ms']['mean']})")
+    if stat["slug"] == "rpc-head-lag":
+        head_numbers(csv_path, provider)
     leader = stat["rankings"][0]["slug"]
     if "vsLeader" in published:
+        rank_by_mean = stat["slug"] == "rpc-head-lag"
+        stat_of = (lambda xs: sum(xs) / len(xs)) if rank_by_mean else (lambda xs: median(sorted(xs)))
+        lead_all = {(cell, t): v for p, cell, t, v in rows if p == leader}
+        pairs = [(lead_all[(cell, t)], v) for cell, t, v in own if (cell, t) in lead_all]
+        if pairs:
+            delta = stat_of([a for a, _ in pairs]) - stat_of([b for _, b in pairs])
+            print(
+                f"delta vs {leader} = {round6(delta)} over {len(pairs)} shared pairs "
+                f"(published {published['vsLeader'].get('delta')})"
+            )
         lead = {(cell, t): v for p, cell, t, v in rows if p == leader}
         per_cycle = defaultdict(list)
         for cell, t, v in own:

@@ -251,9 +251,33 @@ describe('rule 8: reproducible from the dataset alone', () => {
         expect([pubLo, pubHi]).toEqual(row.ci95?.p50);
         const [m, p] = nums(/: (\d+) non-zero cycles .*?, p = ([\d.e+-]+) \(/);
         expect([m, p], out).toEqual([row.vsLeader?.pairs, row.vsLeader?.pValue]);
+        const [delta] = nums(/delta vs .* = ([\d.e+-]+) over/);
+        expect(delta, out).toBeCloseTo(row.vsLeader?.delta ?? Number.NaN, 4);
         checked++;
       }
       expect(checked).toBeGreaterThan(0);
+      // Head lag: its mean, its Δ (taken in the mean) and every lag against the block numbers beside it.
+      const lag = await f.publication.frozenStat('rpc-head-lag', YESTERDAY);
+      if (lag.kind !== 'ok') throw new Error('head lag day not served');
+      await writeFile(join(dir, 'lag.json'), lag.served.body);
+      const lagStat = JSON.parse(new TextDecoder().decode(lag.served.body)) as Stat;
+      for (const row of lagStat.rankings.filter((r) => r.rank !== null).slice(0, 3)) {
+        const out = execFileSync('python3', [
+          join(import.meta.dirname, '../../scripts/recompute-ci.py'),
+          join(dir, 'day.csv'),
+          join(dir, 'lag.json'),
+          row.slug,
+        ]).toString();
+        const [mean] = (/mean = ([\d.e+-]+) \(/.exec(out)?.slice(1) ?? []).map(Number);
+        expect(mean, out).toBeCloseTo(row.ms.mean, 4);
+        const [agree, n] = (/head numbers: (\d+) of (\d+) lags/.exec(out)?.slice(1) ?? []).map(Number);
+        expect(n, out).toBeGreaterThan(0);
+        expect(agree, out).toBe(n);
+        if (row.vsLeader) {
+          const [delta] = (/delta vs .* = ([\d.e+-]+) over/.exec(out)?.slice(1) ?? []).map(Number);
+          expect(delta, out).toBeCloseTo(row.vsLeader.delta ?? Number.NaN, 1);
+        }
+      }
       // Recall, from the counts the dataset stores beside each sample (|P ∩ T_fin|, |T_fin|, phantoms).
       const recall = await f.publication.frozenStat('token-trade-recall', YESTERDAY);
       if (recall.kind !== 'ok') throw new Error('recall day not served');

@@ -19,6 +19,9 @@ Rules, as /methodology states them:
   were measured on of leader - row; p = min(1, 2 P(Bin(m, 1/2) <= min(k+, k-))), zeros dropped;
 - Δ against the leader (vsLeader.delta): the ranked statistic (p50, or the mean for head lag) of the
   leader's values on the (cell, cycle) pairs both were measured on, minus the row's there;
+- reliability (lessReliableThan): a provider whose failure share on the probes both were sent on
+  the same (cell, cycle) exceeds another's by more than 1 percentage point, with the sign test on
+  per-(region, cycle) failure-count differences at p < 0.05 and most of them against it;
 - head lag: beside each lag the dataset stores the provider's block number (rpc_head_block) and our
   node's head it was measured against (rpc_reference_head); a lag is 0 exactly when the block is at
   or past that head.
@@ -28,14 +31,17 @@ import json
 import sys
 from collections import defaultdict
 from fractions import Fraction
-from math import comb
 
 
 def cdf_half(n, k):
     """P(Bin(n, 1/2) <= k), exact."""
     if k < 0:
         return Fraction(0)
-    return Fraction(sum(comb(n, j) for j in range(0, min(k, n) + 1)), 2**n)
+    run, c = 0, 1
+    for j in range(0, min(k, n) + 1):
+        run += c
+        c = c * (n - j) // (j + 1)
+    return Fraction(run, 2**n)
 
 
 def ranks(n):
@@ -110,6 +116,57 @@ def head_numbers(csv_path, provider):
     print(f"head numbers: {agree} of {len(both)} lags agree with their block numbers")
 
 
+PROBES = {
+    # slug: (probe metric, its cell labels, the labels a probe must carry), as each YAML states them
+    "token-trade-coverage": ("token_trade_probe_ok", ["chain", "token"], {}),
+    "token-trade-recall": ("token_trade_recall_probe_ok", ["chain", "token"], {}),
+    "rpc-latency": ("rpc_probe_ok", ["chain", "kind"], {}),
+    "rpc-head-lag": ("rpc_probe_ok", ["chain"], {"kind": "block"}),
+}
+RELIABILITY_MARGIN = 1  # percentage points, every window benchmark's reliabilityMargin
+
+
+def less_reliable(csv_path, slug, providers):
+    """Each provider's more reliable peers: failure share over the probes both were sent on the same
+    (cell, cycle) higher by more than the margin, the sign test on per-(region, cycle) failure-count
+    differences at p < 0.05, and most of those differences against it."""
+    metric, cell_labels, match = PROBES[slug]
+    grid = defaultdict(dict)
+    with open(csv_path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["metric"] != metric or r.get("provider") not in providers:
+                continue
+            if any(r.get(k) != v for k, v in match.items()):
+                continue
+            key = (tuple(r.get(l, "") for l in cell_labels), r.get("region", ""), r["timestamp"])
+            ok = float(r["value"]) == 1
+            # Two probes of one provider on one cell and cycle: a failure of either counts.
+            grid[r["provider"]][key] = grid[r["provider"]].get(key, True) and ok
+    out = {p: [] for p in providers}
+    names = sorted(providers)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            shared = grid[a].keys() & grid[b].keys()
+            if not shared:
+                continue
+            per_slot = defaultdict(int)
+            for k in shared:
+                per_slot[(k[1], k[2])] += (not grid[a][k]) - (not grid[b][k])
+            fa = sum(1 for k in shared if not grid[a][k])
+            fb = sum(1 for k in shared if not grid[b][k])
+            plus = sum(1 for d in per_slot.values() if d > 0)
+            minus = sum(1 for d in per_slot.values() if d < 0)
+            m = plus + minus
+            p = 1 if m == 0 else min(Fraction(1), 2 * cdf_half(m, min(plus, minus)))
+            gap = (fa - fb) / len(shared) * 100
+            if p < Fraction(5, 100) and abs(gap) > RELIABILITY_MARGIN:
+                if gap > 0 and plus > minus:
+                    out[a].append(b)
+                elif gap < 0 and minus > plus:
+                    out[b].append(a)
+    return {k: sorted(v) for k, v in out.items()}
+
+
 def main(csv_path, stat_path, provider):
     stat = json.load(open(stat_path))
     spec_providers = {r["slug"] for r in stat["rankings"]}
@@ -155,6 +212,8 @@ def main(csv_path, stat_path, provider):
     print(f"mean = {round6(sum(used) / n) if n else None} (published {published['ms']['mean']})")
     if stat["slug"] == "rpc-head-lag":
         head_numbers(csv_path, provider)
+    peers = less_reliable(csv_path, stat["slug"], spec_providers)[provider]
+    print(f"less reliable than {peers} (published {published.get('lessReliableThan', [])})")
     leader = stat["rankings"][0]["slug"]
     if "vsLeader" in published:
         rank_by_mean = stat["slug"] == "rpc-head-lag"

@@ -205,6 +205,13 @@ afterAll(async () => {
   await f?.close();
 });
 
+/** The providers a recompute-ci.py run says the row is less reliable than. */
+function lessReliableOf(out: string): string[] {
+  const list = /less reliable than \[(.*?)\] \(published/.exec(out)?.[1];
+  if (list === undefined) throw new Error(`no reliability line in: ${out}`);
+  return list === '' ? [] : list.split(', ').map((x) => x.replace(/'/g, ''));
+}
+
 describe('rule 8: reproducible from the dataset alone', () => {
   it("a frozen day's ci95 and vsLeader of every window benchmark, from that day's CSV", async () => {
     let tests = 0;
@@ -253,6 +260,7 @@ describe('rule 8: reproducible from the dataset alone', () => {
         expect([m, p], out).toEqual([row.vsLeader?.pairs, row.vsLeader?.pValue]);
         const [delta] = nums(/delta vs .* = ([\d.e+-]+) over/);
         expect(delta, out).toBeCloseTo(row.vsLeader?.delta ?? Number.NaN, 4);
+        expect(lessReliableOf(out), out).toEqual(row.lessReliableThan ?? []);
         checked++;
       }
       expect(checked).toBeGreaterThan(0);
@@ -270,6 +278,7 @@ describe('rule 8: reproducible from the dataset alone', () => {
         ]).toString();
         const [mean] = (/mean = ([\d.e+-]+) \(/.exec(out)?.slice(1) ?? []).map(Number);
         expect(mean, out).toBeCloseTo(row.ms.mean, 4);
+        expect(lessReliableOf(out), out).toEqual(row.lessReliableThan ?? []);
         const [agree, n] = (/head numbers: (\d+) of (\d+) lags/.exec(out)?.slice(1) ?? []).map(Number);
         expect(n, out).toBeGreaterThan(0);
         expect(agree, out).toBe(n);
@@ -277,6 +286,21 @@ describe('rule 8: reproducible from the dataset alone', () => {
           const [delta] = (/delta vs .* = ([\d.e+-]+) over/.exec(out)?.slice(1) ?? []).map(Number);
           expect(delta, out).toBeCloseTo(row.vsLeader.delta ?? Number.NaN, 1);
         }
+      }
+      // Latency: the reliability verdicts of the top rows, from the probe outcomes alone (a case that
+      // separates two providers is in methodology-third-pass.test.ts).
+      const latency = await f.publication.frozenStat('rpc-latency', YESTERDAY);
+      if (latency.kind !== 'ok') throw new Error('latency day not served');
+      await writeFile(join(dir, 'latency.json'), latency.served.body);
+      const latencyStat = JSON.parse(new TextDecoder().decode(latency.served.body)) as Stat;
+      for (const row of latencyStat.rankings.slice(0, 3)) {
+        const out = execFileSync('python3', [
+          join(import.meta.dirname, '../../scripts/recompute-ci.py'),
+          join(dir, 'day.csv'),
+          join(dir, 'latency.json'),
+          row.slug,
+        ]).toString();
+        expect(lessReliableOf(out), out).toEqual(row.lessReliableThan ?? []);
       }
       // Recall, from the counts the dataset stores beside each sample (|P ∩ T_fin|, |T_fin|, phantoms).
       const recall = await f.publication.frozenStat('token-trade-recall', YESTERDAY);
@@ -296,7 +320,8 @@ describe('rule 8: reproducible from the dataset alone', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
+    // Python over a day of every benchmark, about 20 runs of 1-3 s each on a quiet machine.
+  }, 240_000);
 
   it("a live Stat from yesterday's and today's files", async () => {
     for (const slug of ['rpc-latency', 'token-trade-coverage']) {

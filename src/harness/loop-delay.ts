@@ -10,13 +10,25 @@ const KEEP_MS = 60_000;
  * LOOP_TICK_MS and records how late each tick fired. A probe's time includes whatever kept our loop
  * from reading its answer; `delayOver` says how much that was over the probe's own timed interval,
  * so a probe our machine slowed is not scored as the provider's time (rule and margin in the json-rpc
- * methodology). Stopped, it holds no timer.
+ * methodology). It ticks while anyone holds it (acquire/release) or between start and stop; stopped,
+ * it holds no timer.
  */
 export class LoopDelayWatch {
   private firedAt: number[] = [];
   private lateness: number[] = [];
   private timer: NodeJS.Timeout | null = null;
   private waiting: Array<{ readonly after: number; readonly resolve: () => void }> = [];
+
+  private users = 0;
+
+  /** A probe is in flight: tick (from now on) until every acquirer has released. */
+  acquire(): void {
+    if (this.users++ === 0) this.start();
+  }
+
+  release(): void {
+    if (--this.users === 0) this.stop();
+  }
 
   start(): void {
     if (this.timer !== null) return;

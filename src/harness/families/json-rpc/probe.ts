@@ -7,6 +7,7 @@ import type { HarnessRuntime } from '../../runtime.ts';
 import type { Clock } from '../../types.ts';
 import type { ProbeReports, ProbeRun } from '../family.ts';
 import { providerUnion } from '../union.ts';
+import type { RpcConnection } from './client.ts';
 import {
   type BlockRef,
   checkAnswer,
@@ -152,6 +153,25 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
   }
 
   const timeoutMs = rt.config.rpcTimeoutMs;
+  // Live probes only: a backfilled one is timed on the simulated clock, which our loop cannot delay.
+  const watch = rt.virtualLatency ? null : new LoopDelayWatch();
+  const delays = new Map<Series, number>();
+  /** One probe's call, and our loop's delay over its timed interval (connecting and the chain-id check are not the provider's time). */
+  async function timedCall(conn: RpcConnection, req: ReturnType<typeof requestOf>, s: Series) {
+    // The watch ticks only while some probe is in flight, not through the slot's waits.
+    watch?.acquire();
+    try {
+      const r = await conn.call(req.method, req.params, {
+        timeoutMs,
+        signal,
+        ...(rt.virtualLatency ? { virtualLatency: true } : {}),
+      });
+      if (watch && r.ok) delays.set(s, await watch.delayOver(r.startedAt, r.startedAt + r.ms));
+      return r;
+    } finally {
+      watch?.release();
+    }
+  }
   async function probeOne({ s, url }: { s: Series; url: string }): Promise<Outcome> {
     // The backfill's clock is simulated: series do not wait for their offsets.
     if (!rt.virtualLatency) {
@@ -165,13 +185,7 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
     if (at - ref.head.timestampMs > REFERENCE_STALE_MS) return { series: s, skipped: 'stale_reference' };
     const req = requestOf(s.kind, tokenOf(s.chain), ref.pinned, ref.draw);
     const conn = connectionOf(rt, s, url, hexId(s.chain));
-    const r = await conn.call(req.method, req.params, {
-      timeoutMs,
-      signal,
-      ...(rt.virtualLatency ? { virtualLatency: true } : {}),
-    });
-    // Over the timed interval only: connecting and the chain-id check are not the provider's time.
-    if (watch && r.ok) delays.set(s, await watch.delayOver(r.startedAt, r.startedAt + r.ms));
+    const r = await timedCall(conn, req, s);
     if (signal.aborted) return { series: s, skipped: 'deadline' };
     // Whether a refusal is our key's is decided over the whole slot (keyRefusals).
     if (!r.ok) return { series: s, ok: false, reason: r.reason === 'key_refused' ? 'refused' : r.reason };
@@ -200,11 +214,7 @@ export async function runJsonRpcProbe(run: ProbeRun): Promise<ProbeReports> {
     return { series: s, ok: true, ms: r.ms, block, head };
   }
 
-  // Live probes only: a backfilled one is timed on the simulated clock, which our loop cannot delay.
-  const watch = rt.virtualLatency ? null : new LoopDelayWatch();
-  const delays = new Map<Series, number>();
-  watch?.start();
-  const probed = await Promise.all(series.map(probeOne)).finally(() => watch?.stop());
+  const probed = await Promise.all(series.map(probeOne));
   const margin =
     rt.config.loopDelayLimitMs ??
     (counted?.derivation.mode === 'window' ? counted.derivation.tieMargin : Number.POSITIVE_INFINITY);

@@ -158,6 +158,10 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
     sparklineRoute,
     (c, { params: path, raw }) => {
       const slug = path.slug;
+      // An unknown benchmark is a 404 before anything can be refused as busy: the shedder below
+      // is for Stats that cost something, and a missing one costs nothing to say.
+      if (!deps.publication.spec(slug))
+        return serve(c, deps, () => Promise.reject(new UnknownBenchmarkError(slug)));
       // Validated already: this only gives the defaults and the floored, clamped sizes their types.
       const params = parseSparklineParams(raw);
       if (!params.ok) return sendError(c, 400, 'bad_request', params.message);

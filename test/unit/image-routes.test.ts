@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testConfig } from '../../src/config.ts';
 import type { Filters, Stat } from '../../src/core/api-schemas.ts';
 import { etagOf } from '../../src/core/hash.ts';
+import type { BenchmarkSpec } from '../../src/core/spec-schema.ts';
 import { createMemoryStore } from '../../src/harness/memory-store.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
 import { CACHE } from '../../src/http/respond.ts';
@@ -30,7 +31,8 @@ function testPublication(stats: readonly Stat[], opts: { peek?: boolean; gate?: 
   const listeners = new Set<(slugs: ReadonlySet<string>) => void>();
   const api: PublicationApi = {
     specs: [],
-    spec: () => undefined,
+    // Only known-or-not matters to the image routes; the rest of a spec is the publication's.
+    spec: (slug: string) => (bySlug.has(slug) ? ({ slug } as BenchmarkSpec) : undefined),
     resolveFilters: () => ({ ok: true, filters: null }),
     stat: async (slug: string, _f: Filters | null) => {
       statCalls += 1;
@@ -307,6 +309,21 @@ describe('SVG cache bound', () => {
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('1');
       expect((await json(res)).error).toBe('render_busy');
+    } finally {
+      overloaded.mockRestore();
+      await u.images.close();
+    }
+  });
+
+  it('under load, an unknown benchmark is a 404 unknown_benchmark, never a 503: nothing is computed to refuse', async () => {
+    const u = setup({ svgCacheSize: 10 });
+    const overloaded = vi.spyOn(loadShedder, 'overloaded').mockReturnValue(true);
+    try {
+      for (const path of ['/api/sparkline/geckoterminal', '/api/sparkline/2026-02-09?venue=x']) {
+        const res = await u.app.request(path);
+        expect(res.status, path).toBe(404);
+        expect((await json(res)).error).toBe('unknown_benchmark');
+      }
     } finally {
       overloaded.mockRestore();
       await u.images.close();

@@ -9,7 +9,7 @@ import { ANY_BENCHMARK } from './hot-path.ts';
 import { viewSource } from './hot-source.ts';
 import { sendFrozenDay } from './not-frozen.ts';
 import { sendError } from './respond.ts';
-import { defaultInvalid, openRoute, type RawQuery } from './route-kit.ts';
+import { defaultInvalid, dimensionsFrom, openRoute, type RawQuery } from './route-kit.ts';
 
 type AuditWindow =
   | { ok: true; window: { filters: Filters | null } | undefined }
@@ -108,6 +108,7 @@ export function registerAuditRoutes(app: Hono, pub: Publication): void {
     {
       // In today's order: the benchmark must exist before its query is read, the window is
       // explained (it names the Stat's window) before a malformed date.
+      dimensionsOf: dimensionsFrom((slug) => pub.spec(slug)),
       onInvalid: (c, v, p) => {
         if (v.kind === 'path' || p.slug === undefined) return defaultInvalid(c, v, p);
         if (!pub.spec(p.slug)) return unknownSlug(c, pub, p.slug);

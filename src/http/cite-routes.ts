@@ -15,7 +15,7 @@ import { citeRoute } from './api-declarations.ts';
 import { FOREVER } from './hot-path.ts';
 import { sendNotFrozen } from './not-frozen.ts';
 import { CACHE, citeCacheControl, citeMaxAgeIsConstant, sendBytes, sendError } from './respond.ts';
-import { defaultInvalid, openRoute } from './route-kit.ts';
+import { defaultInvalid, dimensionsFrom, openRoute } from './route-kit.ts';
 import { TextCache } from './text-cache.ts';
 
 /** GET /api/cite/{slug}/{format}[?date=]: a citation file, live (retrieved today) or of a frozen day. */
@@ -86,6 +86,7 @@ export function registerCiteRoutes(app: Hono, pub: Publication, clock: () => num
     },
     {
       // Today's order: slug shape, format, known benchmark, then the query and its date.
+      dimensionsOf: dimensionsFrom((slug) => pub.spec(slug)),
       onInvalid: (c, v, p) => {
         if (v.kind === 'path' && v.name === 'format') {
           return sendError(

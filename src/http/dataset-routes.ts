@@ -12,7 +12,7 @@ import { JSON_TYPE } from './answers.ts';
 import { datasetFileRoute, datasetManifestRoute, datasetRoute } from './data-declarations.ts';
 import { FOREVER, type HotSource } from './hot-path.ts';
 import { CACHE, sendBytes, sendError } from './respond.ts';
-import { openRoute } from './route-kit.ts';
+import { defaultInvalid, openRoute } from './route-kit.ts';
 
 const encoder = new TextEncoder();
 
@@ -88,7 +88,8 @@ export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => 
     },
     {
       onInvalid: (c, v) => {
-        const day = v.kind === 'path' ? v.value : '';
+        if (v.kind !== 'path') return defaultInvalid(c, v, {});
+        const day = v.value;
         const d = parseDay(day);
         return sendError(c, 400, 'bad_date', d.ok ? `${day} is not a valid date.` : d.message);
       },
@@ -125,7 +126,8 @@ export function registerDatasetRoutes(app: Hono, pub: Publication, clock: () => 
     {
       // The name's parts explain themselves: extension (bad_format) first, then the day (bad_date).
       onInvalid: (c, v) => {
-        const name = readFileName(c, v.kind === 'path' ? v.value : '');
+        if (v.kind !== 'path') return defaultInvalid(c, v, {});
+        const name = readFileName(c, v.value);
         if (!name.ok) return name.response;
         const d = parseDay(name.day);
         return sendError(c, 400, 'bad_date', d.ok ? `${name.day} is not a valid date.` : d.message);

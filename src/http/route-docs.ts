@@ -67,8 +67,17 @@ export function withCommon<R extends Record<number, ResponseEntry>>(own: R): typ
     own503 === undefined || !('description' in own503)
       ? {}
       : { 503: { ...own503, description: `${own503.description} ${STARTING_503}` } };
-  return { ...COMMON_RESPONSES, ...own, ...starting };
+  const own400 = (own as Record<number, ResponseEntry | undefined>)[400];
+  const unsupported =
+    own400 === undefined || !('description' in own400)
+      ? { 400: errorResponse(UNSUPPORTED_400) }
+      : { 400: { ...own400, description: `${own400.description} ${UNSUPPORTED_400}` } };
+  return { ...COMMON_RESPONSES, ...own, ...starting, ...unsupported };
 }
+
+/** Every route refuses a query name it does not declare (src/http/route-kit.ts), never ignores it. */
+const UNSUPPORTED_400 =
+  'Or a query parameter this route does not declare (unsupported_parameter): the message names the ones it takes.';
 
 /** A benchmark or provider slug in the path. */
 export const slugPath = z.string().regex(SLUG_RE);

@@ -18,6 +18,13 @@ type Shape = z.ZodObject<z.ZodRawShape>;
 export type Violation =
   | { readonly kind: 'path'; readonly name: string; readonly value: string }
   | { readonly kind: 'query_too_long' }
+  | {
+      readonly kind: 'unknown';
+      readonly name: string;
+      readonly supported: readonly string[];
+      /** The benchmark's dimensions, on a route that is one benchmark's view (openRoute's dimensionsOf). */
+      readonly dimensions?: readonly string[];
+    }
   | { readonly kind: 'repeated'; readonly name: string; readonly count: number }
   | { readonly kind: 'too_long'; readonly name: string; readonly max: number }
   | { readonly kind: 'value'; readonly name: string; readonly raw: RawQuery };
@@ -54,9 +61,32 @@ export type InvalidHook = (
 
 export const SLUG_PATTERN_TEXT = '^[a-z0-9][a-z0-9-]{0,79}$';
 
-/** The generic error of a violation: a malformed slug, a repeated or over-long parameter. */
+/**
+ * Names a shared link carries that say nothing to a page (campaign tags, referrers): a page
+ * ignores them, every other route refuses them like any name it does not declare.
+ */
+export function isSharedLinkParam(name: string): boolean {
+  return name.startsWith('utm_') || name === 'fbclid' || name === 'ref';
+}
+
+/** The 400 of an undeclared name: what the route takes instead, and the benchmark's dimensions. */
+function unknownMessage(v: Extract<Violation, { kind: 'unknown' }>) {
+  const dimensions = v.dimensions;
+  const takes = v.supported.length ? `it takes ${v.supported.join(', ')}` : 'it takes no query parameters';
+  const dims =
+    dimensions === undefined
+      ? ''
+      : dimensions.length
+        ? ` (this benchmark's dimensions: ${dimensions.join(', ')})`
+        : ' (this benchmark has no dimensions)';
+  return `"${v.name.slice(0, MAX_QUERY_VALUE)}" is not a parameter of this route; ${takes}${dims}.`;
+}
+
+/** The generic error of a violation: a malformed slug, an undeclared, repeated or over-long parameter. */
 export function describeViolation(v: Violation): { error: string; message: string } {
   switch (v.kind) {
+    case 'unknown':
+      return { error: 'unsupported_parameter', message: unknownMessage(v) };
     case 'path':
       return {
         error: 'bad_slug',
@@ -92,10 +122,28 @@ function maxLengthOf(schema: z.ZodType): number {
   return typeof max === 'number' ? max : MAX_QUERY_VALUE;
 }
 
-/** Reads and validates a query string against the declared query schema (pure: memoized per string). */
-function checkQuery(qs: string, shape: z.ZodRawShape): QueryCheck {
+/** The first name of the query the route does not declare (none: undefined). */
+function undeclared(params: URLSearchParams, shape: z.ZodRawShape, sharedLinks: boolean): string | undefined {
+  for (const name of params.keys()) {
+    if (Object.hasOwn(shape, name)) continue;
+    if (sharedLinks && isSharedLinkParam(name)) continue;
+    return name;
+  }
+  return undefined;
+}
+
+/**
+ * Reads and validates a query string against the declared query schema (pure: memoized per
+ * string). A name the route does not declare is refused, never dropped: an answer that ignored
+ * `?date=` or a filter would be the live, unfiltered answer to a dated or filtered question.
+ */
+function checkQuery(qs: string, shape: z.ZodRawShape, sharedLinks: boolean): QueryCheck {
   if (qs.length + 1 > MAX_QUERY_STRING) return { ok: false, violation: { kind: 'query_too_long' } };
   const params = new URLSearchParams(qs);
+  const stray = undeclared(params, shape, sharedLinks);
+  if (stray !== undefined) {
+    return { ok: false, violation: { kind: 'unknown', name: stray, supported: Object.keys(shape) } };
+  }
   const raw: Record<string, string | undefined> = {};
   // Every parameter is read (once, bounded) before any value is judged, as readQuery did.
   for (const [name, schema] of Object.entries(shape)) {
@@ -116,16 +164,17 @@ function checkQuery(qs: string, shape: z.ZodRawShape): QueryCheck {
   return { ok: true, query, raw };
 }
 
-const NO_QUERY: RawQuery = Object.freeze({});
+const NO_SHAPE: z.ZodRawShape = Object.freeze({});
 
 /** The validator of one route: synchronous, and the query part memoized by its exact string. */
-function compile(route: RouteConfig) {
+function compile(route: RouteConfig, sharedLinks: boolean) {
   const params = (route.request?.params as Shape | undefined)?.shape;
-  const queryShape = (route.request?.query as Shape | undefined)?.shape;
+  // A route that declares no query still reads one: to refuse what it would otherwise ignore.
+  const queryShape = (route.request?.query as Shape | undefined)?.shape ?? NO_SHAPE;
   const pathParams = Object.entries(params ?? {}) as [string, z.ZodType][];
   const suffixes = paramSuffixes(route.path);
   const memo = new Map<string, QueryCheck>();
-  const empty = queryShape ? checkQuery('', queryShape) : undefined;
+  const empty = checkQuery('', queryShape, sharedLinks);
   return (
     c: Context,
   ):
@@ -140,7 +189,6 @@ function compile(route: RouteConfig) {
       if (!r.success) return { ok: false, v: { kind: 'path', name, value }, p };
       p[name] = value;
     }
-    if (!queryShape || !empty) return { ok: true, input: { params: p, query: {}, raw: NO_QUERY } };
     const url = c.req.url;
     const at = url.indexOf('?');
     let q = empty;
@@ -149,7 +197,7 @@ function compile(route: RouteConfig) {
       const known = memo.get(qs);
       if (known) q = known;
       else {
-        q = checkQuery(qs, queryShape);
+        q = checkQuery(qs, queryShape, sharedLinks);
         // Keys are bounded (1 KiB) and so is the map: a flood of distinct queries only resets it.
         if (qs.length < MAX_QUERY_STRING) {
           if (memo.size >= 2000) memo.clear();
@@ -171,10 +219,17 @@ export function openRoute<R extends RouteConfig>(
   app: Hono,
   route: R,
   handler: Handler<R>,
-  opts: { onInvalid?: InvalidHook; hidden?: boolean } = {},
+  opts: {
+    onInvalid?: InvalidHook;
+    hidden?: boolean;
+    /** A page: the names of shared links (isSharedLinkParam) are ignored, not refused. */
+    sharedLinks?: boolean;
+    /** The dimensions of the benchmark `{slug}` names: an undeclared name's 400 lists them. */
+    dimensionsOf?: (slug: string) => readonly string[] | undefined;
+  } = {},
 ): void {
   if (!opts.hidden && app instanceof OpenAPIHono) app.openAPIRegistry.registerPath(route);
-  const check = compile(route);
+  const check = compile(route, opts.sharedLinks === true);
   const onInvalid = opts.onInvalid ?? defaultInvalid;
   const run = handler as (
     c: Context,
@@ -182,7 +237,14 @@ export function openRoute<R extends RouteConfig>(
   ) => Response | Promise<Response>;
   app.on(route.method.toUpperCase(), routingPath(route.path), (c) => {
     const r = check(c);
-    return r.ok ? run(c, r.input) : onInvalid(c, r.v, r.p);
+    if (r.ok) return run(c, r.input);
+    const v = r.v;
+    const slug = r.p.slug;
+    if (v.kind === 'unknown' && opts.dimensionsOf && slug !== undefined) {
+      const dimensions = opts.dimensionsOf(slug);
+      if (dimensions) return onInvalid(c, { ...v, dimensions }, r.p);
+    }
+    return onInvalid(c, v, r.p);
   });
 }
 
@@ -211,4 +273,14 @@ export function declaredPath(routerPath: string): string {
 /** Each path parameter's literal suffix within its segment ('' for a whole segment). */
 function paramSuffixes(path: string): Map<string, string> {
   return new Map([...path.matchAll(PARAM)].map((m) => [m[1] as string, m[2] as string]));
+}
+
+/** openRoute's dimensionsOf from a spec lookup: a benchmark's declared dimension names. */
+export function dimensionsFrom(
+  spec: (slug: string) => { readonly dimensions: object } | undefined,
+): (slug: string) => readonly string[] | undefined {
+  return (slug) => {
+    const s = spec(slug);
+    return s ? Object.keys(s.dimensions) : undefined;
+  };
 }

@@ -5,7 +5,7 @@ import { JSON_TYPE } from './answers.ts';
 import { seriesRoute } from './data-declarations.ts';
 import { viewSource } from './hot-source.ts';
 import { CACHE, sendBytes, sendError } from './respond.ts';
-import { defaultInvalid, openRoute } from './route-kit.ts';
+import { defaultInvalid, dimensionsFrom, openRoute } from './route-kit.ts';
 
 /** GET /api/series/{slug}?range=&chain=&region=&kind=&venue=&providers=a,b. */
 export function registerSeriesRoutes(app: Hono, pub: Publication): void {
@@ -37,6 +37,7 @@ export function registerSeriesRoutes(app: Hono, pub: Publication): void {
       return pub.series(slug, r.filters, r.range, r.providers).then(send);
     },
     {
+      dimensionsOf: dimensionsFrom((slug) => pub.spec(slug)),
       onInvalid: (c, v, p) => {
         if (v.kind === 'path') {
           return sendError(c, 400, 'bad_slug', `"${v.value.slice(0, 100)}" is not a valid slug.`);

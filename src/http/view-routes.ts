@@ -16,7 +16,7 @@ import { ANY_BENCHMARK, FOREVER } from './hot-path.ts';
 import { viewSource } from './hot-source.ts';
 import { sendFrozenDay, sendNotFrozen } from './not-frozen.ts';
 import { CACHE, sendBytes, sendError } from './respond.ts';
-import { defaultInvalid, openRoute, type RawQuery } from './route-kit.ts';
+import { defaultInvalid, dimensionsFrom, openRoute, type RawQuery } from './route-kit.ts';
 
 const DATED_WITH_FILTERS = 'A dated Stat is the unfiltered one frozen with the day; drop the filters.';
 
@@ -99,6 +99,7 @@ export function registerViewRoutes(app: Hono, pub: Publication, clock: () => num
     },
     {
       // A malformed date answers as a dated Stat did: unknown slug, then filters, then the date.
+      dimensionsOf: dimensionsFrom((slug) => pub.spec(slug)),
       onInvalid: (c, v, p) => {
         if (v.kind !== 'value' || p.slug === undefined) return defaultInvalid(c, v, p);
         if (!pub.spec(p.slug)) return unknownSlug(c, pub, p.slug);

@@ -2,8 +2,9 @@ import type { Context, Hono } from 'hono';
 import { WorkLimit } from '../concurrency/work-limit.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { CACHE } from '../http/respond.ts';
-import { openRoute } from '../http/route-kit.ts';
+import { describeViolation, openRoute } from '../http/route-kit.ts';
 import { MCP_PATH, mcpNotAllowedRoutes, mcpPageRoute, mcpRoute } from '../http/site-declarations.ts';
+import { htmlErrorPage } from '../pages/error-page.ts';
 import type { PrometheusStore } from '../store/prometheus-store.ts';
 import { MAX_BODY_BYTES, readCappedBody } from './body.ts';
 import { clientAddress, nodeIncoming } from './client-address.ts';
@@ -194,6 +195,18 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
       new Response(page, {
         headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': CACHE.doc },
       }),
-    { hidden: true },
+    // A page: opened from shared links, whose campaign tags and referrers it ignores.
+    {
+      hidden: true,
+      sharedLinks: true,
+      onInvalid: (c, v) =>
+        htmlErrorPage(
+          400,
+          'Bad query',
+          describeViolation(v).message,
+          { name: config.siteName, simulated: config.simulated },
+          c.req.url,
+        ),
+    },
   );
 }

@@ -81,9 +81,16 @@ export function objectJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Jso
   return out;
 }
 
-function describeIssues(err: z.ZodError): string {
+/** Each issue on its path; an argument the tool does not take is named with those it does. */
+function describeIssues(err: z.ZodError, tool: string, takes: readonly string[]): string {
   return err.issues
-    .map((i) => `${i.path.length ? i.path.map(String).join('.') : 'arguments'}: ${i.message}`)
+    .map((i) => {
+      if (i.code === 'unrecognized_keys' && i.path.length === 0) {
+        const names = i.keys.map((k) => `"${k.slice(0, 64)}"`).join(', ');
+        return `${names} ${i.keys.length === 1 ? 'is not an argument' : 'are not arguments'} of ${tool}; it takes ${takes.join(', ')}`;
+      }
+      return `${i.path.length ? i.path.map(String).join('.') : 'arguments'}: ${i.message}`;
+    })
     .join('; ');
 }
 
@@ -96,12 +103,14 @@ export function buildTool<S extends z.ZodType>(spec: ToolSpec<S>): BuiltTool {
     outputSchema: objectJsonSchema(spec.output, 'output'),
     annotations: { title: spec.title, readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   };
+  const takes = Object.keys((listing.inputSchema as { properties?: JsonObject }).properties ?? {});
   return {
     name: spec.name,
     listing,
     async call(args) {
       const parsed = spec.input.safeParse(args ?? {});
-      if (!parsed.success) return toolError('invalid_arguments', describeIssues(parsed.error));
+      if (!parsed.success)
+        return toolError('invalid_arguments', describeIssues(parsed.error, spec.name, takes));
       return spec.run(parsed.data);
     },
   };

@@ -8,7 +8,7 @@ import { urls } from '../core/urls.ts';
 import type { RouteExtras } from '../http/app.ts';
 import { ANY_BENCHMARK, FOREVER, type HotSource } from '../http/hot-path.ts';
 import { CACHE, sendBytes, sendError } from '../http/respond.ts';
-import { describeViolation, type InvalidHook, openRoute } from '../http/route-kit.ts';
+import { describeViolation, dimensionsFrom, type InvalidHook, openRoute } from '../http/route-kit.ts';
 import {
   assetRoute,
   benchmarkPageRoute,
@@ -26,7 +26,8 @@ import type { Served } from '../publication/types.ts';
 import { EngineUnavailableError, UnavailableError } from '../publication/types.ts';
 import { HistoryCharts } from '../render/history-charts.ts';
 import { benchmarkPage, type MatrixColumn } from './benchmark-page.ts';
-import { ASSETS, esc, FAVICON_SVG, layout } from './html.ts';
+import { htmlErrorPage } from './error-page.ts';
+import { ASSETS, FAVICON_SVG } from './html.ts';
 import { comparePage, homePage } from './index-pages.ts';
 import { methodologyPage } from './methodology-page.ts';
 import { providerPage } from './provider-page.ts';
@@ -36,27 +37,11 @@ const encoder = new TextEncoder();
 
 type Page = { body: Uint8Array<ArrayBuffer>; etag: string };
 
-/** An HTML error page in the site layout (unknown pages, bad filters, store down). */
-export function htmlErrorPage(
-  status: number,
-  title: string,
-  message: string,
-  site: { name: string; simulated?: boolean },
-  url: string,
-): Response {
-  const body = layout(
-    { title, description: message, url, siteName: site.name, simulated: site.simulated === true },
-    `<p class="eyebrow">Error ${status}</p><h1>${esc(title)}</h1><p>${esc(message)}</p><p><a href="/">See every benchmark</a> · <a href="/methodology">Methodology</a></p>`,
-  );
-  return new Response(body, {
-    status,
-    headers: {
-      'content-type': HTML,
-      'cache-control': CACHE.none,
-      ...(status === 503 ? { 'retry-after': '30' } : {}),
-    },
-  });
-}
+const DATED_PAGE_WITH_FILTERS =
+  'A dated page shows the unfiltered board frozen with the day; drop the filters (chain, region, kind, venue).';
+
+/** The icon and assets are files, not pages: a bad query is the API's JSON 400. */
+const FILE_OPTS = { hidden: true } as const;
 
 const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 
@@ -89,10 +74,13 @@ export function registerPageRoutes(
   const modeOf = (slug: string) => pub.spec(slug)?.derivation.mode;
   const htmlError = (c: Context, status: 400 | 404 | 503, title: string, message: string) =>
     htmlErrorPage(status, title, message, pub.site, c.req.url);
-  // A repeated or over-long filter is read as the API reads it, and told in the site's layout.
-  /** Pages are not in the API document: test/unit/route-table.test.ts names them. */
-  const hidden = { hidden: true } as const;
+  // A repeated, over-long or undeclared parameter is read as the API reads it, and told in the site's layout.
   const badQuery: InvalidHook = (c, v) => htmlError(c, 400, 'Bad query', describeViolation(v).message);
+  /**
+   * Pages are not in the API document (test/unit/route-table.test.ts names them). They are opened
+   * from shared links: campaign tags and referrers are theirs to ignore.
+   */
+  const hidden = { hidden: true, sharedLinks: true, onInvalid: badQuery } as const;
   const guard = async (c: Context, fn: () => Promise<Response>): Promise<Response> => {
     try {
       return await fn();
@@ -194,7 +182,11 @@ export function registerPageRoutes(
         // A family fixes its derivation mode, so a frozen day's Stat is read with today's spec's.
         const mode = spec.derivation.mode;
         if (q.date !== undefined) {
-          // A page pinned to a frozen day (every link inside a day snapshot points here).
+          // A page pinned to a frozen day (every link inside a day snapshot points here). A day is
+          // frozen unfiltered, so a filter with it is refused as /api/stat refuses it, never dropped.
+          if ([q.chain, q.region, q.kind, q.venue].some((x) => x !== undefined)) {
+            return htmlError(c, 400, 'Bad query', DATED_PAGE_WITH_FILTERS);
+          }
           const r = await pub.frozenStat(slug, q.date);
           if (r.kind === 'bad_date') return htmlError(c, 400, 'Bad date', r.message);
           if (r.kind === 'not_frozen' && r.retryAfter !== undefined) {
@@ -266,7 +258,8 @@ export function registerPageRoutes(
         return html(c, page, CACHE.live, pageSource(key, page, shown, slug));
       }),
     {
-      hidden: true,
+      ...hidden,
+      dimensionsOf: dimensionsFrom((slug) => pub.spec(slug)),
       onInvalid: (c, v, p) => {
         // A range outside the chart's: the chart's own words (an unknown benchmark first).
         if (v.kind === 'value' && v.name === 'range' && p.slug !== undefined) {
@@ -358,7 +351,7 @@ export function registerPageRoutes(
         if (r.day !== null) return html(c, page, CACHE.immutable, pageSource(key, page, [], slug));
         return html(c, page, CACHE.live, pageSource(key, page, [r.served], ANY_BENCHMARK));
       }),
-    { hidden: true, onInvalid: badQuery },
+    hidden,
   );
 
   const favicon = encoder.encode(FAVICON_SVG);
@@ -373,7 +366,7 @@ export function registerPageRoutes(
         { body: favicon, etag: faviconTag, contentType: 'image/svg+xml', cacheControl: CACHE.doc },
         FOREVER,
       ),
-    hidden,
+    FILE_OPTS,
   );
   // The pages' stylesheet and script: their names carry a hash of their bytes, so they never change.
   const assets = new Map(
@@ -390,7 +383,7 @@ export function registerPageRoutes(
       if (!asset) return sendError(c, 404, 'not_found', 'No such asset.');
       return sendBytes(c, { ...asset, cacheControl: CACHE.immutable }, FOREVER);
     },
-    hidden,
+    FILE_OPTS,
   );
   return {
     htmlErrorPage: (status, title, message, url) => htmlErrorPage(status, title, message, pub.site, url),

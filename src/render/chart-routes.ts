@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { chartRoute } from '../http/data-declarations.ts';
 import { publicationErrorResponse, sendBytes, sendError } from '../http/respond.ts';
-import { defaultInvalid, openRoute } from '../http/route-kit.ts';
+import { defaultInvalid, dimensionsFrom, openRoute } from '../http/route-kit.ts';
 import { resolveChartRequest } from '../publication/chart-request.ts';
 import type { Publication } from '../publication/publication.ts';
 import { type Chart, HistoryCharts } from './history-charts.ts';
@@ -33,6 +33,7 @@ export function registerChartRoutes(app: Hono, pub: Publication): void {
       }
     },
     {
+      dimensionsOf: dimensionsFrom((slug) => pub.spec(slug)),
       onInvalid: (c, v, p) => {
         // A range outside the list: the shared chart rules say why (unknown slug first).
         if (v.kind === 'value' && p.slug !== undefined) {

@@ -7,7 +7,13 @@ import { ogRoute, sparklineRoute } from '../http/data-declarations.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { FOREVER, type HotSource } from '../http/hot-path.ts';
 import { publicationErrorResponse, sendBytes, sendError } from '../http/respond.ts';
-import { defaultInvalid, type InvalidHook, openRoute, type RawQuery } from '../http/route-kit.ts';
+import {
+  defaultInvalid,
+  dimensionsFrom,
+  type InvalidHook,
+  openRoute,
+  type RawQuery,
+} from '../http/route-kit.ts';
 import { loadShedder } from '../load-shed.ts';
 import { UnknownBenchmarkError } from '../publication/types.ts';
 import { ServiceWorkers } from '../workers/service-workers.ts';
@@ -119,6 +125,7 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
    * A value the schema refused, answered in today's order: size and theme (the sparkline's own
    * words), then a date with filters, an unknown benchmark, a malformed date.
    */
+  const dimensionsOf = dimensionsFrom((slug) => deps.publication.spec(slug));
   const onInvalid: InvalidHook = (c, v, p) => {
     if (v.kind !== 'value' || p.slug === undefined) return defaultInvalid(c, v, p);
     if (v.name !== 'date') {
@@ -150,7 +157,7 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
       if (hit) return sendBytes(c, hit, source(hit));
       return serve(c, deps, () => images.getOg(slug, f.filters), source);
     },
-    { onInvalid },
+    { onInvalid, dimensionsOf },
   );
 
   openRoute(
@@ -186,6 +193,6 @@ export function registerImageRoutes(app: Hono, deps: AppDeps, images: ImageServi
       }
       return serve(c, deps, () => images.getSvg(slug, params, f.filters), source);
     },
-    { onInvalid },
+    { onInvalid, dimensionsOf },
   );
 }

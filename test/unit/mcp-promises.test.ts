@@ -136,10 +136,17 @@ describe('dimension arguments come from the specs', () => {
     const c = core(false);
     const b = await call(c, 'get_benchmark', { slug: 'token-trade-coverage', venue: 'uniswap' });
     expect(b.isError).toBe(true);
-    expect(b.content[0]?.text).toMatch(/unknown_dimension: .*no "venue" dimension/);
+    // No benchmark declares venue, so the closed schema refuses it and names what the tool takes.
+    expect(b.content[0]?.text).toMatch(
+      /invalid_arguments: "venue" is not an argument of get_benchmark; it takes slug, date, chain/,
+    );
     const s = await call(c, 'get_series', { slug: 'token-trade-coverage', venue: 'uniswap' });
     expect(s.isError).toBe(true);
-    expect(s.content[0]?.text).toMatch(/no "venue" dimension/);
+    expect(s.content[0]?.text).toMatch(/"venue" is not an argument of get_series/);
+    // A dimension another benchmark declares is this benchmark's unknown_dimension, as over HTTP.
+    const r = await call(c, 'get_benchmark', { slug: 'network-coverage', chain: 'solana' });
+    expect(r.isError).toBe(true);
+    expect(r.content[0]?.text).toMatch(/unknown_dimension: .*no "chain" dimension/);
     const ok = await call(c, 'get_benchmark', {
       slug: 'token-trade-coverage',
       chain: 'solana',

@@ -37,7 +37,7 @@ export function compareProvidersTool(ctx: ToolContext): BuiltTool {
       'A row that the data cannot support (a side without data in the same window, an unresponsive side, two providers that count different kinds of things, or too few shared samples) is marked comparable=false with a reason and counts as a tie: say "not comparable", never quote a percentage for it.',
       'On window benchmarks a side wins only when the paired sign test (significance) gives p < 0.05, the p50s differ by more than the margin, and most cycles favour it. A comparable row with winner "tie" and a reason (not-significant, within-margin, direction-disagrees) is a statistical tie: call it tied, never say either side is "ahead", whatever the two values. The text summary words each row this way.',
     ].join(' '),
-    input: z.object({ a: slug, b: slug }),
+    input: z.strictObject({ a: slug, b: slug }),
     output: compareSchema,
     async run({ a, b }) {
       try {

@@ -6,10 +6,20 @@ import type { ToolContext } from './context.ts';
 import { dimensionArgs, dimensionValues } from './dimension-args.ts';
 import { publicationFailure } from './errors.ts';
 
-/** Loose: an argument no spec declares reaches resolveFilters and is refused there, not dropped. */
+/**
+ * Closed: an argument no benchmark declares is a tool error naming the ones the tool takes, never
+ * dropped; a dimension another benchmark declares is refused by resolveFilters with this one's.
+ */
 const inputOf = (specs: readonly BenchmarkSpec[]) =>
-  z.looseObject({
+  z.strictObject({
     slug: z.string().min(1).max(100).describe('Benchmark slug, as list_benchmarks returns it.'),
+    date: z
+      .string()
+      .max(32)
+      .optional()
+      .describe(
+        'A closed UTC day, YYYY-MM-DD: the Stat frozen with that day, exactly as GET /api/stat/{slug}?date= serves it (default: live). A day is frozen unfiltered: no dimension with it.',
+      ),
     ...dimensionArgs(specs),
     detail: z
       .enum(['full', 'summary'])
@@ -135,6 +145,35 @@ function dimensionsText(specs: readonly BenchmarkSpec[]): string {
   return parts.join('; ') || 'none';
 }
 
+/** A dated call, judged as GET /api/stat/{slug}?date= judges it: filters refused, then the day. */
+async function frozenDay(
+  publication: ToolContext['publication'],
+  slug: string,
+  date: string,
+  args: Readonly<Record<string, unknown>>,
+  detail: 'full' | 'summary',
+): Promise<ToolResult> {
+  const dims = Object.entries(dimensionValues(args)).filter(([, v]) => v !== undefined);
+  if (dims.length > 0) {
+    return toolError(
+      'bad_request',
+      `A dated Stat is the unfiltered one frozen with the day; drop ${dims.map(([d]) => d).join(', ')}.`,
+    );
+  }
+  if (!publication.frozenStat) return toolError('unavailable', 'Frozen days are not available here.');
+  const r = await publication.frozenStat(slug, date);
+  if (r.kind === 'today') {
+    return toolError(
+      'not_frozen',
+      `${date} is today: it is frozen after it closes. Omit date for live values.`,
+    );
+  }
+  if (r.kind !== 'ok') return toolError(r.kind, r.message ?? `${date.slice(0, 20)} has no frozen snapshot.`);
+  const result = resultFor(r.served.body);
+  if (detail === 'summary') return toolOk(summaryOf(result.structuredContent as z.infer<typeof statSchema>));
+  return result;
+}
+
 export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
   const { publication } = ctx;
   const slugs = publication.specs.map((s) => s.slug);
@@ -147,7 +186,8 @@ export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
       `Optionally narrow with a dimension the benchmark declares: ${dimensionsText(publication.specs)}.`,
       'With detail="summary" it returns only value, leader, rankings (slug, name, p50 with its ci95 interval, tiedWithLeader, insufficientData), headline, quote, pageUrl and asOf.',
       'Window benchmarks give each p50 a 95% interval (ci95.p50 in full, ci95 in summary): quote it beside the value. A row with tiedWithLeader true is statistically tied with the leader: call the two tied, never say the leader is ahead of it; a row with insufficientData has too few samples and no rank.',
-      'Cite the returned pageUrl and use `quote` as the attribution line. Unknown slugs or values return an error listing the valid choices.',
+      'With date (a closed UTC day) it returns the Stat frozen with that day, which never changes: cite it for a number that must stay reproducible.',
+      'Cite the returned pageUrl and use `quote` as the attribution line. Unknown slugs, values or arguments return an error listing the valid choices.',
     ].join(' '),
     input: inputOf(publication.specs),
     output: z.union([statSchema, statSummarySchema]),
@@ -160,6 +200,7 @@ export function getBenchmarkTool(ctx: ToolContext): BuiltTool {
         );
       }
       try {
+        if (args.date !== undefined) return await frozenDay(publication, slug, args.date, args, detail);
         // Inside: region values the store could not read are its failure (engine_unavailable).
         const resolved = publication.resolveFilters(slug, dimensionValues(args));
         if (!resolved.ok) return toolError(resolved.error, resolved.message);

@@ -6,7 +6,7 @@ import { type BuiltTool, buildTool, type ToolResult, toolError, toolOk } from '.
 import type { ToolContext } from './context.ts';
 import { publicationFailure } from './errors.ts';
 
-const input = z.object({
+const input = z.strictObject({
   slug: z.string().min(1).max(100).describe('Provider slug, e.g. "mobula" (the rankings\' slug).'),
   date: z
     .string()

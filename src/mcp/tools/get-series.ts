@@ -8,9 +8,9 @@ import type { ToolContext } from './context.ts';
 import { declaredDimensions, dimensionArgs, dimensionValues } from './dimension-args.ts';
 import { publicationFailure } from './errors.ts';
 
-/** Loose, as get_benchmark's: an undeclared dimension is refused by resolveFilters, not dropped. */
+/** Closed, as every tool's: an argument it does not take is a tool error naming those it does. */
 const inputOf = (specs: readonly BenchmarkSpec[]) =>
-  z.looseObject({
+  z.strictObject({
     slug: z.string().min(1).max(100).describe('Benchmark slug, as list_benchmarks returns it.'),
     range: z
       .string()

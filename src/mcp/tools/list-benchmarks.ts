@@ -10,7 +10,7 @@ type Category = (typeof benchmarkSpecSchema.shape.category.options)[number];
 
 /** The input schema names only the categories some benchmark has (an agent cannot pick an empty one). */
 function inputFor(categories: readonly [Category, ...Category[]]) {
-  return z.object({
+  return z.strictObject({
     query: z
       .string()
       .max(200)

@@ -43,7 +43,7 @@ function samplesGuide(families: readonly FamilyShape[]) {
 }
 
 const inputOf = (guide: ReturnType<typeof samplesGuide>) =>
-  z.object({
+  z.strictObject({
     query: z.string().min(1).max(2000).describe(`PromQL expression${guide.inputExample}.`),
     windowSec: z
       .int()

@@ -1,6 +1,6 @@
 /** GET /api/compare/{a}/{b}: two providers head to head. */
 import { z } from 'zod';
-import { intervalSchema, significanceSchema, simulatedSchema } from './api-schemas-common.ts';
+import { filtersSchema, intervalSchema, significanceSchema, simulatedSchema } from './api-schemas-common.ts';
 
 export const compareRowSchema = z.object({
   slug: z.string(),
@@ -76,6 +76,17 @@ export const compareSchema = z
     notComparable: z.int().min(0).describe('Rows of shared that are not comparable.'),
     shared: z.array(compareRowSchema),
     comparePageUrl: z.url(),
+    filters: filtersSchema
+      .optional()
+      .describe(
+        'The filters asked for: each row is its benchmark under them, and only benchmarks declaring every filtered dimension are rows. Absent: unfiltered.',
+      ),
+    date: z
+      .string()
+      .optional()
+      .describe(
+        "The closed UTC day whose frozen Stats these rows compare, each evaluated at the day's last millisecond from that day's samples. Absent: live.",
+      ),
     license: z.literal('CC-BY-4.0'),
     simulated: simulatedSchema,
   })

@@ -1,4 +1,4 @@
-import type { Compare, CompareRow } from './api-schemas.ts';
+import type { Compare, CompareRow, Filters } from './api-schemas.ts';
 import { formatP, formatValue, marginPhrase } from './format.ts';
 import { type Interval, type SignTest, verdict } from './uncertainty.ts';
 import { type Site, urls } from './urls.ts';
@@ -184,6 +184,7 @@ export function buildCompare(
   b: { slug: string; name: string },
   rows: readonly CompareRow[],
   site: Site,
+  scope: { filters?: Filters; date?: string } = {},
 ): Compare {
   // Rows that cannot be compared count as ties, so the three members still sum to shared.length.
   const totalWins = { a: 0, b: 0, tie: 0 };
@@ -199,6 +200,8 @@ export function buildCompare(
     notComparable,
     shared: [...rows],
     comparePageUrl: urls.compare(site, a.slug, b.slug),
+    ...(scope.filters !== undefined && { filters: scope.filters }),
+    ...(scope.date !== undefined && { date: scope.date }),
     license: 'CC-BY-4.0',
     ...(site.simulated ? { simulated: true as const } : {}),
   };

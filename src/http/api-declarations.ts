@@ -92,11 +92,27 @@ export const compareRoute = createRoute({
   path: '/api/compare/{a}/{b}',
   operationId: 'compare_providers',
   summary: 'Two providers head to head',
-  request: { params: z.object({ a: slugPath, b: slugPath }) },
+  request: {
+    params: z.object({ a: slugPath, b: slugPath }),
+    query: z.object({
+      date: dateQuery(
+        "A closed UTC day: the rows of that day's frozen Stats (immutable, X-Snapshot-Date; unfiltered: no dimension with it).",
+      ),
+      ...dimensionQueries(),
+    }),
+  },
   responses: withCommon({
-    200: jsonResponse('Every benchmark where both appear.', compareSchema),
-    400: errorResponse('Malformed slugs, or a and b identical.'),
-    404: errorResponse('Unknown provider, or no shared benchmark.'),
+    200: jsonResponse(
+      'Every benchmark where both appear; with filters, those declaring every filtered dimension, each under them.',
+      compareSchema,
+    ),
+    400: errorResponse('Malformed slugs, a and b identical, a bad date, or a date with filters.'),
+    404: errorResponse(
+      'Unknown provider, no shared benchmark, no shared benchmark declaring a filtered dimension or a value it does not have, or a day without a frozen snapshot.',
+    ),
+    503: errorResponse(
+      'Benchmarks temporarily unavailable, or a closed day past its grace whose freeze failed and is being retried (Retry-After).',
+    ),
   }),
 });
 
@@ -157,13 +173,22 @@ export const citeRoute = createRoute({
   request: {
     params: z.object({ slug: slugPath, format: z.enum(CITE_FORMATS) }),
     query: z.object({
-      date: dateQuery("A closed UTC day: the citation of that day's frozen value (immutable)."),
+      date: dateQuery(
+        "A closed UTC day: the citation of that day's frozen value (immutable, unfiltered: no dimension with it).",
+      ),
+      ...dimensionQueries(),
     }),
   },
   responses: withCommon({
-    200: { description: 'Citation record.', content: citeContent() },
-    400: errorResponse('Malformed slug, unknown format or bad date.'),
-    404: errorResponse('Unknown slug, or a day without a frozen snapshot.'),
+    200: {
+      description:
+        'Citation record: of the Stat with the same filters (the record its `cite` holds, its pageUrl with them), or of a frozen day.',
+      content: citeContent(),
+    },
+    400: errorResponse('Malformed slug, unknown format, bad date, or a date with filters.'),
+    404: errorResponse(
+      'Unknown slug, a dimension the benchmark lacks or a value it does not have, or a day without a frozen snapshot.',
+    ),
     503: errorResponse(
       'Benchmarks temporarily unavailable, or a closed day past its 10-minute grace whose freeze failed and is being retried (Retry-After).',
     ),

@@ -3,12 +3,12 @@ import type { Filters } from '../core/api-schemas.ts';
 import { DIMENSION_NAMES } from '../core/spec-schema.ts';
 import type { Publication } from '../publication/publication.ts';
 import type { FilterResolution } from '../publication/types.ts';
-import { badDate, sendServed, unknownSlug } from './answers.ts';
+import { badDate, JSON_TYPE, sendServed, unknownSlug } from './answers.ts';
 import { auditRoute, compareRoute } from './api-declarations.ts';
-import { ANY_BENCHMARK } from './hot-path.ts';
+import { ANY_BENCHMARK, FOREVER } from './hot-path.ts';
 import { viewSource } from './hot-source.ts';
 import { sendFrozenDay } from './not-frozen.ts';
-import { sendError } from './respond.ts';
+import { CACHE, sendBytes, sendError } from './respond.ts';
 import { defaultInvalid, dimensionsFrom, openRoute, type RawQuery } from './route-kit.ts';
 
 type AuditWindow =
@@ -90,6 +90,9 @@ async function datedAudit(
   return sendFrozenDay(c, date, r, `Its live audit is at /api/audit/${slug}/${provider}.`);
 }
 
+const DATED_COMPARE_WITH_FILTERS =
+  'A dated compare is of the unfiltered Stats frozen with the day; drop the filters.';
+
 /** GET /api/audit/{slug}/{provider} and GET /api/compare/{a}/{b}. */
 export function registerAuditRoutes(app: Hono, pub: Publication): void {
   openRoute(
@@ -123,14 +126,29 @@ export function registerAuditRoutes(app: Hono, pub: Publication): void {
   openRoute(
     app,
     compareRoute,
-    async (c, { params }) => {
-      const r = await pub.compare(params.a, params.b);
-      if (!r.ok) return sendError(c, r.status, r.error, r.message);
-      return sendServed(c, r.served, viewSource(pub, r.served, ANY_BENCHMARK));
+    async (c, { params, query }) => {
+      const filters = { chain: query.chain, region: query.region, kind: query.kind, venue: query.venue };
+      const filtered = Object.values(filters).some((v) => v !== undefined);
+      const date = query.date;
+      if (date !== undefined && filtered) return sendError(c, 400, 'bad_request', DATED_COMPARE_WITH_FILTERS);
+      const q = date !== undefined ? { date } : filtered ? { filters } : {};
+      const r = await pub.compare(params.a, params.b, q);
+      if (!r.ok) {
+        const retry = r.retryAfter === undefined ? undefined : { 'retry-after': String(r.retryAfter) };
+        return sendError(c, r.status, r.error, r.message, retry);
+      }
+      if (date === undefined) return sendServed(c, r.served, viewSource(pub, r.served, ANY_BENCHMARK));
+      const immutable = {
+        contentType: JSON_TYPE,
+        cacheControl: CACHE.immutable,
+        headers: { 'x-snapshot-date': date },
+      };
+      return sendBytes(c, { ...r.served, ...immutable }, FOREVER);
     },
     {
       // The pair rules (slug shape, a ≠ b, known providers) and their messages are the publication's.
       onInvalid: async (c, v) => {
+        if (v.kind === 'value' && v.name === 'date') return badDate(c, v.raw.date ?? '');
         if (v.kind !== 'path') return defaultInvalid(c, v, {});
         const r = await pub.compare(c.req.param('a') ?? '', c.req.param('b') ?? '');
         if (r.ok) return defaultInvalid(c, v, {});

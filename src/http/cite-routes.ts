@@ -18,6 +18,9 @@ import { CACHE, citeCacheControl, citeMaxAgeIsConstant, sendBytes, sendError } f
 import { defaultInvalid, dimensionsFrom, openRoute } from './route-kit.ts';
 import { TextCache } from './text-cache.ts';
 
+const DATED_WITH_FILTERS =
+  'A dated citation is of the unfiltered Stat frozen with the day; drop the filters.';
+
 /** GET /api/cite/{slug}/{format}[?date=]: a citation file, live (retrieved today) or of a frozen day. */
 export function registerCiteRoutes(app: Hono, pub: Publication, clock: () => number): void {
   const citations = new TextCache(2000);
@@ -28,6 +31,9 @@ export function registerCiteRoutes(app: Hono, pub: Publication, clock: () => num
       const { slug, format: fmt } = params;
       if (!pub.spec(slug)) return unknownSlug(c, pub, slug);
       const date = query.date;
+      const dims = { chain: query.chain, region: query.region, kind: query.kind, venue: query.venue };
+      const filtered = Object.values(dims).some((v) => v !== undefined);
+      if (date !== undefined && filtered) return sendError(c, 400, 'bad_request', DATED_WITH_FILTERS);
       const fileName = (siteName: string) =>
         `${siteName.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'citation'}-${slug}${date ? `-${date}` : ''}.${CITE_EXTENSIONS[fmt]}`;
       if (date !== undefined) {
@@ -63,7 +69,10 @@ export function registerCiteRoutes(app: Hono, pub: Publication, clock: () => num
         );
       }
       const headers = { 'content-disposition': `attachment; filename="${fileName(pub.site.name)}"` };
-      const served = await pub.stat(slug, null);
+      // The filtered Stat's citation: its pageUrl carries the filters, as its own `cite` does.
+      const f = filtered ? pub.resolveFilters(slug, dims) : { ok: true as const, filters: null };
+      if (!f.ok) return sendError(c, f.status, f.error, f.message);
+      const served = await pub.stat(slug, f.filters);
       const stat = served.value;
       const now = clock();
       // "Retrieved <day>" is the only part of a live citation that moves: one text per day and Stat.

@@ -1,4 +1,4 @@
-import type { CompareRow, Stat } from '../core/api-schemas.ts';
+import type { CompareRow, Filters, Stat } from '../core/api-schemas.ts';
 import { type CompareSide, compareRow } from '../core/compare.ts';
 import { DAY_MS } from '../core/dates.ts';
 import { isoTime } from '../core/format.ts';
@@ -7,6 +7,7 @@ import { statisticOf } from '../core/rank-rows.ts';
 import { ProbeGrid } from '../core/reliability.ts';
 import { comparablePairs } from '../core/rows.ts';
 import { oneOf } from '../core/samples.ts';
+import { selection } from '../core/selection.ts';
 import { type BenchmarkSpec, DIMENSION_NAMES } from '../core/spec-schema.ts';
 import { quantileSorted, round6 } from '../core/stats.ts';
 import { quantileInterval, signTest } from '../core/uncertainty.ts';
@@ -49,6 +50,7 @@ export async function compareRowFor(
   a: string,
   b: string,
   evalTime: number,
+  filters: Filters | null = null,
 ): Promise<CompareRow> {
   const row = (slug: string) => stat.rankings.find((r) => r.slug === slug);
   const side = (slug: string, value: number | null): CompareSide => {
@@ -73,18 +75,24 @@ export async function compareRowFor(
   if (d.mode === 'latest') {
     return compareRow({ ...base, asOf: stat.asOf, a: side(a, published(a)), b: side(b, published(b)) });
   }
+  // The filtered view's samples (its label matchers), of the sides it lists: a side the filters
+  // leave out has no samples, so the row has no shared pairs and is not comparable.
+  const sel = selection(spec, filters);
+  const inView = new Set(sel.providers.map((p) => p.slug));
+  const sides = [a, b].filter((p) => inView.has(p));
   // The probes as the Stat reads them (its probeMatch), for the reliability verdict.
   const [samples, probes] = await Promise.all([
     store.select({
       metric: d.metric,
-      matchers: [oneOf('provider', [a, b])],
+      matchers: [oneOf('provider', sides), ...sel.labelMatchers],
       after: evalTime - DAY_MS,
       until: evalTime,
     }),
     store.select({
       metric: d.probeMetric,
       matchers: [
-        oneOf('provider', [a, b]),
+        oneOf('provider', sides),
+        ...sel.labelMatchers,
         ...Object.entries(d.probeMatch ?? {}).map(([name, value]) => ({ name, op: '=' as const, value })),
       ],
       after: evalTime - DAY_MS,

@@ -10,48 +10,37 @@ import type {
   Series,
   Stat,
 } from '../core/api-schemas.ts';
-import type { BuildInfo, Provenance } from '../core/provenance.ts';
+import type { Provenance } from '../core/provenance.ts';
 import type { SeriesRange } from '../core/series.ts';
 import { specHashes } from '../core/spec-hash.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import type { Site } from '../core/urls.ts';
-import type { Store } from '../store/sample-store.ts';
 import { benchmarksOfMetrics, ChangeListeners } from './change-listeners.ts';
 import { DatasetPublisher } from './dataset.ts';
 import { DayFreezer, type DayResult, type FrozenAuditResult, type SnapshotResult } from './day-freezer.ts';
 import type { SlotExpectation, SlotPlanView } from './day-slots.ts';
-import { type EngineGate, gatedStore } from './engine-gate.ts';
+import { gatedStore } from './engine-gate.ts';
 import { EvalPoints } from './eval-points.ts';
 import { FilterResolver } from './filter-resolver.ts';
 import { FreshnessTracker } from './freshness.ts';
 import { OriginCheck } from './origin-check.ts';
 import { type ProfileResult, ProviderProfiles } from './provider-profiles.ts';
+import type { PublicationOptions } from './publication-options.ts';
 import type { ServedText } from './served.ts';
-import { type SiteConfig, siteOfConfig } from './site-of-config.ts';
+import { siteOfConfig } from './site-of-config.ts';
 import { StoreFollower } from './store-follower.ts';
-import type { CompareResult, FilterResolution, PublicationApi, PublicationContext, Served } from './types.ts';
+import type {
+  CompareQuery,
+  CompareResult,
+  FilterResolution,
+  PublicationApi,
+  PublicationContext,
+  Served,
+} from './types.ts';
 import { Views } from './views.ts';
 
+export type { PublicationOptions } from './publication-options.ts';
 export { type ServedText, serve } from './served.ts';
-
-export interface PublicationOptions extends Pick<PublicationContext, 'offload'> {
-  readonly specs: readonly BenchmarkSpec[];
-  readonly store: Store;
-  /** Site name and base URL; taken from `config` when omitted. */
-  readonly site?: Site;
-  readonly config?: SiteConfig;
-  readonly clock?: () => number;
-  /** Clock ms per real ms: the demo clock runs DEMO_SPEED× faster (the freezer's timers wait real time). */
-  readonly clockRate?: number;
-  /** The demo: closed days wait for its plan (expectSlots); else the live rule (core/missing-slots.ts). */
-  readonly awaitSlotPlan?: boolean;
-  /** How long a view whose evaluation point moved may still be answered while it is recomputed. */
-  readonly maxViewAgeMs?: number;
-  /** The build named in every view's provenance: this process's (package.json, git) when omitted. */
-  readonly build?: BuildInfo;
-  /** On an engine: each read's deadline and the Retry-After of a 503 `engine_unavailable` (engine-gate.ts). */
-  readonly engineReads?: Omit<EngineGate, 'down' | 'missed'>;
-}
 
 /**
  * The façade both front doors (HTTP and MCP) use. It composes the parts, each behind a narrow
@@ -309,8 +298,13 @@ export class Publication implements PublicationApi {
     return this.views.featured();
   }
 
-  compare(a: string, b: string): Promise<CompareResult> {
-    return this.views.compare(a, b);
+  /** Live (filtered: each benchmark's own rules) or of a closed day, from its frozen Stats. */
+  compare(a: string, b: string, q: CompareQuery = {}): Promise<CompareResult> {
+    if (q.date !== undefined)
+      return this.views.compareDay(a, b, q.date, (s, d) => this.days.frozenStat(s, d));
+    const resolve = (slug: string, raw: Readonly<Record<string, string | undefined>>) =>
+      this.resolveFilters(slug, raw);
+    return this.views.compare(a, b, q.filters ? { raw: q.filters, resolve } : null);
   }
 
   /** Compare pairs requests asked for, oldest first (the prewarm recomputes them). */

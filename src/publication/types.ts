@@ -63,7 +63,13 @@ export type FrozenStatResult =
 
 export type CompareResult =
   | { ok: true; served: Served<Compare> }
-  | { ok: false; status: 400 | 404; error: string; message: string };
+  | { ok: false; status: 400 | 404 | 503; error: string; message: string; retryAfter?: number };
+
+/** What a compare is asked for besides the pair: the dimension filters as given, or a closed day. */
+export interface CompareQuery {
+  readonly filters?: Readonly<Record<string, string | undefined>>;
+  readonly date?: string;
+}
 
 /** The façade both front doors (HTTP and MCP) use. */
 export interface PublicationApi {
@@ -86,7 +92,7 @@ export interface PublicationApi {
   /** The live index of /api/citable. */
   citable(): Promise<Served<CitableIndex>>;
   /** GET /api/compare/{a}/{b}. */
-  compare(a: string, b: string): Promise<CompareResult>;
+  compare(a: string, b: string, q?: CompareQuery): Promise<CompareResult>;
   /** The Stat frozen with a closed day's snapshot (images and pages pinned to that day). */
   frozenStat?(slug: string, day: string): Promise<FrozenStatResult>;
   /** GET /api/providers/{slug} (optional: the sample publication of the image scripts has none). */

@@ -12,6 +12,7 @@ import { buildAudit } from './audit.ts';
 import { citableIndex } from './citable-index.ts';
 import { checkComparePair } from './compare-pair.ts';
 import { compareRowFor } from './compare-rows.ts';
+import { frozenRows, scopeCompare } from './compare-scope.ts';
 import { computeStat } from './compute.ts';
 import { ALL_BENCHMARKS as ALL, type EvalPoints } from './eval-points.ts';
 import { LastGoodStats } from './last-good.ts';
@@ -23,6 +24,8 @@ import {
   COLD_FILTERED_VIEWS,
   ColdViewsBusyError,
   type CompareResult,
+  type FilterResolution,
+  type FrozenStatResult,
   type PublicationContext,
   type Served,
   UnavailableError,
@@ -48,6 +51,10 @@ function seriesKey(
 
 /** Compare pairs remembered for the prewarm: a few pages' worth, not every pair ever asked. */
 const MAX_ASKED_PAIRS = 32;
+/** Dated compares kept (each immutable): a crawl of every pair and day only resets the map. */
+const MAX_DAY_COMPARES = 500;
+
+const sideOf = (slug: string) => ({ slug, name: providerName(slug) });
 
 /**
  * Every live view (Stat, series, audit, compare, index, llm-context, llms.txt, featured) and its
@@ -71,6 +78,7 @@ export class Views {
   private readonly measured: ReadonlySet<string>;
   /** Compare pairs requests asked for, oldest first (at most MAX_ASKED_PAIRS): the prewarm's. */
   private readonly askedPairs = new Map<string, readonly [string, string]>();
+  private readonly dayCompares = new Map<string, Served<Compare>>();
   /** The newest live provenance read, served while the store cannot be read. */
   private lastProvenance: Provenance | undefined;
   /** Filtered Stats being computed or waiting (bounded by COLD_FILTERED_VIEWS). */
@@ -305,31 +313,70 @@ export class Views {
     if (this.askedPairs.size > MAX_ASKED_PAIRS && !oldest.done) this.askedPairs.delete(oldest.value);
   }
 
-  async compare(a: string, b: string): Promise<CompareResult> {
+  /**
+   * A pair's rows, live: unfiltered (prewarmed once asked), or under the dimension filters as
+   * given, each benchmark declaring them resolving them by its own rules (compare-scope.ts).
+   */
+  async compare(
+    a: string,
+    b: string,
+    filtered: {
+      readonly raw: Readonly<Record<string, string | undefined>>;
+      readonly resolve: (slug: string, raw: Readonly<Record<string, string | undefined>>) => FilterResolution;
+    } | null = null,
+  ): Promise<CompareResult> {
     const pair = checkComparePair(a, b, this.ctx.specs, this.measured);
     if (!pair.ok) return pair;
-    this.noteAsked(a, b);
+    const raw = filtered?.raw;
+    const scoped = filtered
+      ? scopeCompare(pair.shared, filtered.raw, filtered.resolve)
+      : { ok: true as const, rows: pair.shared.map((spec) => ({ spec, filters: null })), filters: undefined };
+    if (!scoped.ok) return scoped;
+    if (!raw) this.noteAsked(a, b);
     // Computed once per change of its inputs: any benchmark's samples can change a pair's rows.
     await this.points.ready();
-    const served = await this.aggregates.get(`compare:${a}:${b}`, ALL, async () => {
+    const key = `compare:${a}:${b}${scoped.filters ? `:${JSON.stringify(scoped.filters)}` : ''}`;
+    const served = await this.aggregates.get(key, ALL, async () => {
       // Each row at its benchmark's own point, the point its Stat was evaluated at.
       const rows = await guarded(() =>
         Promise.all(
-          pair.shared.map(async (spec) => {
-            const stat = await this.stat(spec.slug, null);
-            return compareRowFor(this.ctx.store, spec, stat.value, a, b, this.points.of(spec.slug));
+          scoped.rows.map(async ({ spec, filters }) => {
+            const stat = await this.stat(spec.slug, filters);
+            return compareRowFor(this.ctx.store, spec, stat.value, a, b, this.points.of(spec.slug), filters);
           }),
         ),
       );
-      return serve(
-        buildCompare(
-          { slug: a, name: providerName(a) },
-          { slug: b, name: providerName(b) },
-          rows,
-          this.ctx.site(),
-        ),
-      );
+      const scope = scoped.filters ? { filters: scoped.filters } : {};
+      return serve(buildCompare(sideOf(a), sideOf(b), rows, this.ctx.site(), scope));
     });
     return { ok: true, served: served as Served<Compare> };
+  }
+
+  /**
+   * A pair's rows on a closed day: each shared benchmark's frozen Stat, its compare row from that
+   * day's samples at the day's last millisecond. Closed days do not change, so neither does this.
+   */
+  async compareDay(
+    a: string,
+    b: string,
+    day: string,
+    frozenStat: (slug: string, day: string) => Promise<FrozenStatResult>,
+  ): Promise<CompareResult> {
+    const pair = checkComparePair(a, b, this.ctx.specs, this.measured);
+    if (!pair.ok) return pair;
+    const key = `${a}:${b}:${day}`;
+    const known = this.dayCompares.get(key);
+    if (known) return { ok: true, served: known };
+    const frozen = await frozenRows(pair.shared, day, frozenStat);
+    if (!frozen.ok) return frozen;
+    const rows = await guarded(() =>
+      Promise.all(
+        frozen.rows.map(({ spec, stat }) => compareRowFor(this.ctx.store, spec, stat, a, b, frozen.evalTime)),
+      ),
+    );
+    const served = serve(buildCompare(sideOf(a), sideOf(b), rows, this.ctx.site(), { date: day }));
+    if (this.dayCompares.size >= MAX_DAY_COMPARES) this.dayCompares.clear();
+    this.dayCompares.set(key, served);
+    return { ok: true, served };
   }
 }

@@ -4,6 +4,7 @@ import { compareVerdict } from '../../core/compare.ts';
 import { formatValue } from '../../core/format.ts';
 import { type BuiltTool, buildTool, toolError, toolOk } from '../tool-def.ts';
 import type { ToolContext } from './context.ts';
+import { dimensionArgs, dimensionValues } from './dimension-args.ts';
 import { publicationFailure } from './errors.ts';
 
 const slug = z.string().min(1).max(80).describe('Provider slug as in the rankings, e.g. "mobula".');
@@ -35,13 +36,38 @@ export function compareProvidersTool(ctx: ToolContext): BuiltTool {
     description: [
       "Returns exactly what GET /api/compare/{a}/{b} serves: every benchmark where both providers appear, each side's p50 in the benchmark unit, the winner by the metric's direction, and totals.",
       'A row that the data cannot support (a side without data in the same window, an unresponsive side, two providers that count different kinds of things, or too few shared samples) is marked comparable=false with a reason and counts as a tie: say "not comparable", never quote a percentage for it.',
+      "With a dimension (e.g. chain) only the benchmarks declaring it are rows, each under that filter; with date (a closed UTC day) the rows come from that day's frozen Stats and never change.",
       'On window benchmarks a side wins only when the paired sign test (significance) gives p < 0.05, the p50s differ by more than the margin, and most cycles favour it. A comparable row with winner "tie" and a reason (not-significant, within-margin, direction-disagrees) is a statistical tie: call it tied, never say either side is "ahead", whatever the two values. The text summary words each row this way.',
     ].join(' '),
-    input: z.strictObject({ a: slug, b: slug }),
+    input: z.strictObject({
+      a: slug,
+      b: slug,
+      date: z
+        .string()
+        .max(32)
+        .optional()
+        .describe(
+          "A closed UTC day, YYYY-MM-DD: the rows of that day's frozen Stats, as GET /api/compare/{a}/{b}?date= serves them (default: live; no dimension with it).",
+        ),
+      ...dimensionArgs(publication.specs),
+    }),
     output: compareSchema,
-    async run({ a, b }) {
+    async run(args) {
+      const { a, b, date } = args;
+      const filters = dimensionValues(args);
+      const filtered = Object.values(filters).some((v) => v !== undefined);
+      if (date !== undefined && filtered) {
+        return toolError(
+          'bad_request',
+          'A dated compare is of the unfiltered Stats frozen with the day; drop the filters.',
+        );
+      }
       try {
-        const r = await publication.compare(a, b);
+        const r = await publication.compare(
+          a,
+          b,
+          date !== undefined ? { date } : filtered ? { filters } : {},
+        );
         if (!r.ok) return toolError(r.error, r.message);
         const json = JSON.parse(new TextDecoder().decode(r.served.body)) as Record<string, unknown>;
         const res = toolOk(json);

@@ -1,4 +1,5 @@
 import { registerMcpRoutes } from './mcp/routes.ts';
+import { registerArchiveRoutes } from './pages/archive-routes.ts';
 import { registerPageRoutes } from './pages/routes.ts';
 import { registerChartRoutes } from './render/chart-routes.ts';
 import { createImageService, registerImageRoutes } from './render/routes.ts';
@@ -17,4 +18,5 @@ export const defaultRoutes: readonly RouteRegistrar[] = [
   },
   (app, core) => registerMcpRoutes(app, core),
   (app, core) => registerPageRoutes(app, core.publication, core.clock, core.metrics),
+  (app, core) => registerArchiveRoutes(app, core.publication),
 ];

@@ -33,6 +33,8 @@ export interface StatInput {
   readonly pinDay?: string | null;
   /** Fields the benchmark's family adds to the view (WindowRowExtras.statFields). */
   readonly familyFields?: Readonly<Record<string, unknown>>;
+  /** A data-valued dimension's values (region): those measured, which its filter accepts. */
+  readonly dataValues?: (dimension: string) => readonly string[];
 }
 
 /** A view is stale once its newest sample is more than this many cadences old (two missed runs). */
@@ -138,7 +140,12 @@ export function buildStat(i: StatInput): Stat {
   const dimensions: Record<string, { value: string; label: string }[]> = {};
   for (const d of DIMENSION_NAMES) {
     const dim = spec.dimensions[d];
-    if (dim) dimensions[d] = dim.values.map((v) => ({ value: v.value, label: v.label }));
+    if (!dim) continue;
+    // A data-valued dimension declares no values: those measured are the ones a reader can pick.
+    const measured = dim.fromData ? (i.dataValues?.(d) ?? []) : [];
+    dimensions[d] = dim.fromData
+      ? measured.map((v) => ({ value: v, label: v }))
+      : dim.values.map((v) => ({ value: v.value, label: v.label }));
   }
   return {
     slug: spec.slug,

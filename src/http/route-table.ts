@@ -22,8 +22,10 @@ import { providerRoute, providersRoute } from './provider-declarations.ts';
 import { routingPath } from './route-kit.ts';
 import {
   assetRoute,
+  benchmarkDaysPageRoute,
   benchmarkPageRoute,
   comparePageRoute,
+  dayArchivePageRoute,
   faviconRoute,
   healthzRoute,
   homePageRoute,
@@ -62,6 +64,8 @@ export const GET_ROUTES = [
   mcpPageRoute,
   homePageRoute,
   benchmarkPageRoute,
+  benchmarkDaysPageRoute,
+  dayArchivePageRoute,
   comparePageRoute,
   providerPageRoute,
   methodologyPageRoute,

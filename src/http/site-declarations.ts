@@ -81,6 +81,15 @@ export const providerPageRoute = createRoute({
   responses: pageResponses,
 });
 export const methodologyPageRoute = page('/methodology', 'How every benchmark is measured');
+export const dayArchivePageRoute = page('/days', 'Every frozen day, with its permalinks');
+export const benchmarkDaysPageRoute = createRoute({
+  method: 'get',
+  path: '/benchmarks/{slug}/days',
+  summary: "One benchmark's frozen days, with their permalinks",
+  // Any slug reaches the page, which answers an HTML 404 for one it does not know.
+  request: { params: z.object({ slug: z.string() }) },
+  responses: pageResponses,
+});
 export const faviconRoute = createRoute({
   method: 'get',
   path: '/favicon.ico',

@@ -3,6 +3,7 @@ import { formatInterval } from '../core/format.ts';
 import { leaderTieReason } from '../core/markdown.ts';
 import { SIGNIFICANCE } from '../core/uncertainty.ts';
 import { UNRESPONSIVE_AFTER } from '../core/unresponsive.ts';
+import { citeDayLine, frozenBadge, frozenBanner, frozenFiltersNote } from './frozen-parts.ts';
 import { type HistoryInput, historySection } from './history-section.ts';
 import { esc, layout } from './html.ts';
 import {
@@ -38,10 +39,10 @@ export interface BenchmarkPageInput {
   readonly mode: DerivationMode;
   /** Per-value views of a label dimension (chain × provider), when the benchmark has one. */
   readonly matrix?: readonly MatrixColumn[];
-  /** Today's UTC day, for the link to the day snapshot. */
-  readonly today: string;
   /** The History section's chart (live pages only: a frozen day's page has no series to draw). */
   readonly history?: HistoryInput;
+  /** The last frozen day, which a live page offers to cite (undefined: none yet). */
+  readonly lastFrozen?: string;
 }
 
 function providerCell(stat: Stat, r: RankingRow): string {
@@ -207,7 +208,7 @@ function matrix(stat: Stat, columns: readonly MatrixColumn[]): string {
       return `<tr><td class="name">${esc(name)}</td>${cells.join('')}</tr>`;
     })
     .join('\n');
-  return `<h2 id="matrix">By ${esc(dim)}: ${esc(stat.metric.toLowerCase())}, p50 (${esc(u)})</h2>
+  return `<h2 id="matrix">By ${esc(dim)}: ${esc(stat.metric.toLowerCase())}, p50 (${esc(u)})${filterNote(stat)}</h2>
 <p class="muted small">★ best on each ${esc(dim)} (or statistically tied with the best); – not measured there (left out, never counted as zero), or measured alone (no comparison).</p>
 <div class="wrap" data-testid="matrix" data-dimension="${esc(dim)}"><table><thead><tr>${head}</tr></thead><tbody>
 ${body}
@@ -335,9 +336,10 @@ export function benchmarkPage(input: BenchmarkPageInput): string {
   const tiedWith = tiedNames.length
     ? ` <span class="badge tie" data-testid="tied-top">statistically tied with ${esc(tiedNames.join(' and '))}</span>`
     : '';
+  const state = day ? frozenBadge(day) : statusBadge(stat.status);
   const leaderLine = stat.leader
-    ? `<p class="muted">Leader: <strong>${esc(stat.leader.name)}</strong>${tiedWith} · ${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>`
-    : `<p class="muted">${statusBadge(stat.status)} · ${updatedPhrase(stat)}</p>`;
+    ? `<p class="muted">Leader: <strong>${esc(stat.leader.name)}</strong>${tiedWith} · ${state} · ${updatedPhrase(stat)}</p>`
+    : `<p class="muted">${state} · ${updatedPhrase(stat)}</p>`;
   const valueCi = top?.ci95?.p50
     ? `<p class="muted small" data-testid="value-ci">95% CI ${esc(formatInterval(top.ci95.p50, stat.unit))} (the leader's p50, at least 95% coverage if samples were independent)</p>`
     : '';
@@ -348,14 +350,13 @@ export function benchmarkPage(input: BenchmarkPageInput): string {
 ${valueCi}<p data-testid="headline">${esc(stat.headline)}</p>${leaderLine}</div>
 <figure style="margin:0">${inlineSparkline(stat, 560, 120)}<figcaption class="muted small">Leader over the last 24 h, up means better${stat.higherIsBetter ? '' : ' (lower is better: the axis is inverted)'}; labels are its lowest and highest values.</figcaption></figure>
 </div>`;
-  const snapshot = day
-    ? `<a href="/api/citable/${esc(day)}">Day snapshot ${esc(day)}</a>`
-    : `<a href="/api/citable/${esc(input.today)}">Today's snapshot (${esc(input.today)})</a>`;
+  const snapDay = day ?? input.lastFrozen;
+  const snapshot = snapDay ? `<a href="/api/citable/${esc(snapDay)}">Day snapshot ${esc(snapDay)}</a>` : '';
   const body = `
 <p class="eyebrow">${esc(stat.category)} · No. ${esc(stat.number)} · ${esc(stat.metric)}</p>
 <h1>${esc(stat.title)}</h1>
 <p class="muted">${esc(stat.subtitle)}</p>
-${filterChips(stat, pagePath)}
+${day ? `${frozenBanner(day, pagePath, stat.slug)}\n${frozenFiltersNote(pagePath)}` : filterChips(stat, pagePath)}
 ${hero}
 <h2>Rankings${filterNote(stat)}</h2>
 ${rankings(stat, input.mode)}
@@ -363,7 +364,7 @@ ${notes(stat)}
 ${input.history ? historySection(stat.slug, pagePath, input.history) : ''}
 ${matrices(stat, input.matrix ?? [])}
 ${compareLinks(stat)}
-${citeBox(stat, dated)}
+${citeBox(stat, dated)}${day || draft ? '' : `\n${citeDayLine(stat.slug, input.lastFrozen)}`}
 <h2>Data and image</h2>
 <p class="actions"><a href="${esc(pathOf(stat.api))}">JSON (this view)</a>${snapshot}<a href="${esc(pathOf(stat.sparklineSvg))}">Sparkline SVG</a><a href="${esc(pathOf(stat.ogImage))}">Share image</a></p>
 ${draft ? '' : `<img class="og" src="${esc(pathOf(stat.ogImage))}" width="1200" height="630" loading="lazy" alt="Share image: ${esc(stat.headline)}">`}

@@ -153,18 +153,23 @@ export function registerPageRoutes(
    * provider), each with its values: declared ones, or for a data-valued dimension (region) the
    * values this benchmark's own samples carry.
    */
-  const matrixKeys = (slug: string): Array<readonly [string, Filters | null, string, string, string]> => {
+  const matrixKeys = (
+    slug: string,
+    page: Filters | null,
+  ): Array<readonly [string, Filters | null, string, string, string]> => {
     const spec = pub.spec(slug);
     if (!spec) return [];
     const out: Array<readonly [string, Filters | null, string, string, string]> = [];
     for (const [dim, d] of Object.entries(spec.dimensions)) {
-      if (d?.appliesTo !== 'label') continue;
+      // The page's own filters narrow every matrix too; the filtered dimension has one column left.
+      if (d?.appliesTo !== 'label' || page?.[dim as keyof Filters] !== undefined) continue;
       const values = d.fromData
         ? (pub.dimensionValues?.(slug, dim) ?? []).map((v) => ({ value: v, label: v }))
         : d.values;
       // One value is the whole view: a matrix of one column says nothing the rankings do not.
       if (values.length < 2) continue;
-      for (const v of values) out.push([slug, { [dim]: v.value } as Filters, dim, v.value, v.label] as const);
+      for (const v of values)
+        out.push([slug, { ...page, [dim]: v.value } as Filters, dim, v.value, v.label] as const);
     }
     return out;
   };
@@ -214,7 +219,6 @@ export function registerPageRoutes(
               stat: JSON.parse(new TextDecoder().decode(r.served.body)) as Stat,
               siteName,
               mode,
-              today: today(clock()),
             }),
           );
           return html(c, page, CACHE.immutable, pageSource(key, page, [], slug));
@@ -226,7 +230,7 @@ export function registerPageRoutes(
           venue: q.venue,
         });
         if (!f.ok) return htmlError(c, f.status, 'Unknown filter', f.message);
-        const mk = matrixKeys(slug);
+        const mk = matrixKeys(slug, f.filters);
         const keys = [[slug, f.filters] as const, ...mk.map(([s, fl]) => [s, fl] as const)];
         const served = await load(keys);
         const day = today(clock());
@@ -236,7 +240,9 @@ export function registerPageRoutes(
         const chart = draft
           ? undefined
           : (charts.peek(slug, f.filters, range) ?? (await charts.get(slug, f.filters, range)));
-        const key = `${keyOf('bench', served)}:${day}:${range}:${chart?.image.etag ?? ''}`;
+        // The day a live page offers to cite: the last frozen one, never today.
+        const lastFrozen = (await pub.dataset.frozenDays())[0];
+        const key = `${keyOf('bench', served)}:${day}:${range}:${chart?.image.etag ?? ''}:${lastFrozen ?? ''}`;
         const page = cache.get(key, () => {
           const [main, ...cols] = served;
           const matrix: MatrixColumn[] = cols.map((s, i) => {
@@ -248,7 +254,7 @@ export function registerPageRoutes(
             siteName,
             mode,
             matrix,
-            today: day,
+            ...(lastFrozen !== undefined && { lastFrozen }),
             ...(chart && {
               history: { svg: chart.svg, range, filters: f.filters },
             }),

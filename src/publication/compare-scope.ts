@@ -1,9 +1,19 @@
-import type { Filters, Stat } from '../core/api-schemas.ts';
+import type { Compare, Filters, Stat } from '../core/api-schemas.ts';
+import { buildCompare } from '../core/compare.ts';
 import { dayEnd, parseDay } from '../core/dates.ts';
+import { providerName } from '../core/providers.ts';
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
-import type { CompareResult, FilterResolution, FrozenStatResult } from './types.ts';
+import type { Site } from '../core/urls.ts';
+import type { SampleStore } from '../store/sample-store.ts';
+import { compareRowFor } from './compare-rows.ts';
+import { serve } from './served.ts';
+import { guarded } from './store-guard.ts';
+import type { CompareResult, FilterResolution, FrozenStatResult, Served } from './types.ts';
 
 type CompareError = Extract<CompareResult, { ok: false }>;
+
+/** A side of a compare: the provider's slug and catalogue name. */
+export const sideOf = (slug: string) => ({ slug, name: providerName(slug) });
 
 /** One row to compute: its benchmark under the filters it declares. */
 export interface ScopedRow {
@@ -88,4 +98,21 @@ export async function frozenRows(
     };
   }
   return { ok: true, rows, evalTime: dayEnd(parsed.start) };
+}
+
+/** A closed day's compare: each shared benchmark's frozen Stat and its row from that day's samples. */
+export async function compareOfDay(
+  store: SampleStore,
+  site: Site,
+  shared: readonly BenchmarkSpec[],
+  [a, b]: readonly [string, string],
+  day: string,
+  frozenStat: (slug: string, day: string) => Promise<FrozenStatResult>,
+): Promise<{ ok: true; served: Served<Compare> } | CompareError> {
+  const frozen = await frozenRows(shared, day, frozenStat);
+  if (!frozen.ok) return frozen;
+  const rows = await guarded(() =>
+    Promise.all(frozen.rows.map(({ spec, stat }) => compareRowFor(store, spec, stat, a, b, frozen.evalTime))),
+  );
+  return { ok: true, served: serve(buildCompare(sideOf(a), sideOf(b), rows, site, { date: day })) };
 }

@@ -48,6 +48,8 @@ export interface ComputeOptions {
    * columnar path is tested against (test/unit/window-columns.test.ts).
    */
   readonly sampleObjects?: boolean;
+  /** A data-valued dimension's measured values (the filter resolver's), for the Stat's `dimensions`. */
+  readonly dataValues?: (dimension: string) => readonly string[];
 }
 
 /**
@@ -149,6 +151,7 @@ async function computeStatNow(
     site,
     pinDay: opts.pinDay ?? null,
     ...(view.familyFields && { familyFields: view.familyFields }),
+    ...(opts.dataValues && { dataValues: opts.dataValues }),
   });
 }
 

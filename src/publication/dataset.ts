@@ -97,6 +97,7 @@ export class DatasetPublisher {
     | { day: string; version: number; files: Promise<DatasetFiles>; settled: Promise<void> }
     | undefined;
   private readonly metrics: readonly string[];
+  private frozenList: { readonly at: string; readonly days: readonly string[] } | undefined;
   private readonly files: DatasetWriter;
   private readonly unsubscribe: () => void;
   /** Set by close(): a background freeze stops at the next day instead of failing on a closed store. */
@@ -114,6 +115,20 @@ export class DatasetPublisher {
   /** Samples were appended, or (in a replica) its poll found samples or a day another froze. */
   changed(): void {
     this.version++;
+  }
+
+  /** Every closed day with a frozen snapshot, newest first (the day archive), read once per day closed. */
+  async frozenDays(): Promise<readonly string[]> {
+    const first = await this.deps.firstDay();
+    const yesterday = dayStart(this.deps.clock()) - DAY_MS;
+    const at = `${first}:${yesterday}:${this.version}`;
+    if (this.frozenList?.at === at) return this.frozenList.days;
+    const days: string[] = [];
+    for (let d = yesterday; first !== null && d >= first; d -= DAY_MS) {
+      if ((await this.deps.checkDay(isoDay(d))).kind === 'ok') days.push(isoDay(d));
+    }
+    this.frozenList = { at, days };
+    return days;
   }
 
   close(): void {

@@ -23,6 +23,14 @@ export class FilterResolver {
   constructor(private readonly ctx: Pick<PublicationContext, 'specs' | 'bySlug' | 'store'>) {}
 
   /**
+   * Resolves once the values known are the store's as of now: a view listing them (its
+   * `dimensions`) is computed after the read its samples' append asked for, not before it.
+   */
+  current(): Promise<void> {
+    return this.seenStale ? this.loadDataValues() : (this.seenLoad ?? Promise.resolve());
+  }
+
+  /**
    * New samples may carry new values: they are read again soon (coalesced, at most one read per
    * RELOAD_MS), not on the next lookup, which would answer from the old values first: a region
    * a harness just started measuring from would be a 404 to the first reader.

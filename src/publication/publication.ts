@@ -87,6 +87,8 @@ export class Publication implements PublicationApi {
       build: opts.build ?? processBuildInfo(),
       specHashes: specHashes(opts.specs),
       offload: opts.offload,
+      dataValues: (slug, d) => this.filters.valuesOf(slug, d),
+      dataValuesRead: () => this.filters.current(),
     };
     this.fresh = new FreshnessTracker(ctx);
     this.points = new EvalPoints(ctx, this.fresh);

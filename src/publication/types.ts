@@ -31,6 +31,10 @@ export interface PublicationContext {
   readonly specHashes: Readonly<Record<string, string>>;
   /** Pure work a worker thread does instead of the event loop (src/workers/); inline when absent. */
   readonly offload?: Offload | undefined;
+  /** A data-valued dimension's values measured for a benchmark (what its filter accepts). */
+  readonly dataValues?: (slug: string, dimension: string) => readonly string[];
+  /** Resolves once those values are read as of the store's last append (FilterResolver.current). */
+  readonly dataValuesRead?: () => Promise<void>;
 }
 
 /** What the service's worker threads (src/workers/service-workers.ts) compute for the publication. */

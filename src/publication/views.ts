@@ -5,14 +5,13 @@ import { buildFeatured } from '../core/featured.ts';
 import { llmsTxt } from '../core/llms-txt.ts';
 import { llmContextMarkdown } from '../core/markdown.ts';
 import type { Provenance } from '../core/provenance.ts';
-import { providerName } from '../core/providers.ts';
 import type { SeriesRange } from '../core/series.ts';
 import { DIMENSION_NAMES } from '../core/spec-schema.ts';
 import { buildAudit } from './audit.ts';
 import { citableIndex } from './citable-index.ts';
 import { checkComparePair } from './compare-pair.ts';
 import { compareRowFor } from './compare-rows.ts';
-import { frozenRows, scopeCompare } from './compare-scope.ts';
+import { compareOfDay, scopeCompare, sideOf } from './compare-scope.ts';
 import { computeStat } from './compute.ts';
 import { ALL_BENCHMARKS as ALL, type EvalPoints } from './eval-points.ts';
 import { LastGoodStats } from './last-good.ts';
@@ -53,8 +52,6 @@ function seriesKey(
 const MAX_ASKED_PAIRS = 32;
 /** Dated compares kept (each immutable): a crawl of every pair and day only resets the map. */
 const MAX_DAY_COMPARES = 500;
-
-const sideOf = (slug: string) => ({ slug, name: providerName(slug) });
 
 /**
  * Every live view (Stat, series, audit, compare, index, llm-context, llms.txt, featured) and its
@@ -141,7 +138,16 @@ export class Views {
   statAt(slug: string, filters: Filters | null, evalTime: number): Promise<Stat> {
     const spec = this.ctx.bySlug.get(slug);
     if (!spec) return Promise.reject(new UnknownBenchmarkError(slug));
-    return guarded(() => computeStat(this.ctx.store, spec, filters, evalTime, this.ctx.site()));
+    return guarded(async () =>
+      computeStat(
+        this.ctx.store,
+        spec,
+        filters,
+        evalTime,
+        this.ctx.site(),
+        await this.measuredValues(spec.slug),
+      ),
+    );
   }
 
   async stat(slug: string, filters: Filters | null): Promise<Served<Stat>> {
@@ -153,7 +159,18 @@ export class Views {
     return this.stats.get(key, slug, (at) =>
       this.admitCold(filters, () =>
         this.lastGood.orLastGood(key, () =>
-          guarded(async () => serve(await computeStat(this.ctx.store, spec, filters, at, this.ctx.site()))),
+          guarded(async () =>
+            serve(
+              await computeStat(
+                this.ctx.store,
+                spec,
+                filters,
+                at,
+                this.ctx.site(),
+                await this.measuredValues(spec.slug),
+              ),
+            ),
+          ),
         ),
       ),
     );
@@ -300,6 +317,13 @@ export class Views {
     }) as Promise<Served<Featured>>;
   }
 
+  /** A live view's data-valued dimension values: those its filters accept, read as of now. */
+  private async measuredValues(slug: string): Promise<{ dataValues?: (d: string) => readonly string[] }> {
+    const values = this.ctx.dataValues;
+    await this.ctx.dataValuesRead?.();
+    return values ? { dataValues: (d) => values(slug, d) } : {};
+  }
+
   /** Compare pairs requests asked for (src/publication/prewarm.ts recomputes them after changes). */
   comparePairs(): readonly (readonly [string, string])[] {
     return [...this.askedPairs.values()];
@@ -352,10 +376,7 @@ export class Views {
     return { ok: true, served: served as Served<Compare> };
   }
 
-  /**
-   * A pair's rows on a closed day: each shared benchmark's frozen Stat, its compare row from that
-   * day's samples at the day's last millisecond. Closed days do not change, so neither does this.
-   */
+  /** A pair's rows on a closed day (compare-scope.ts): closed days do not change, nor does this. */
   async compareDay(
     a: string,
     b: string,
@@ -367,14 +388,9 @@ export class Views {
     const key = `${a}:${b}:${day}`;
     const known = this.dayCompares.get(key);
     if (known) return { ok: true, served: known };
-    const frozen = await frozenRows(pair.shared, day, frozenStat);
-    if (!frozen.ok) return frozen;
-    const rows = await guarded(() =>
-      Promise.all(
-        frozen.rows.map(({ spec, stat }) => compareRowFor(this.ctx.store, spec, stat, a, b, frozen.evalTime)),
-      ),
-    );
-    const served = serve(buildCompare(sideOf(a), sideOf(b), rows, this.ctx.site(), { date: day }));
+    const dated = await compareOfDay(this.ctx.store, this.ctx.site(), pair.shared, [a, b], day, frozenStat);
+    if (!dated.ok) return dated;
+    const served = dated.served;
     if (this.dayCompares.size >= MAX_DAY_COMPARES) this.dayCompares.clear();
     this.dayCompares.set(key, served);
     return { ok: true, served };

@@ -102,6 +102,8 @@ const URLS: Readonly<Record<string, readonly string[]>> = {
     '/benchmarks/nope',
     `/benchmarks/${TRADE}?chain=a&chain=b`,
   ],
+  '/benchmarks/{}/days': [`/benchmarks/${NET}/days`, '/benchmarks/nope/days'],
+  '/days': ['/days'],
   '/compare/{}': ['/compare/mobula-vs-codex', '/compare/nope'],
   '/methodology': ['/methodology', '/methodology/'],
   '/favicon.ico': ['/favicon.ico'],

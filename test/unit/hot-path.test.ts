@@ -104,7 +104,7 @@ const HOT_URLS: Record<string, readonly string[]> = {
 };
 
 /** Routes whose answers are computed per request or are not stored bytes: always the router. */
-const ROUTED = ['/healthz', '/metrics', '/mcp'];
+const ROUTED = ['/healthz', '/metrics', '/mcp', '/days', '/benchmarks/:slug/days'];
 
 const ALL_URLS = Object.values(HOT_URLS).flat();
 

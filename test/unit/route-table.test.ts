@@ -16,6 +16,8 @@ const OUTSIDE_DOCUMENT = [
   '/mcp',
   '/',
   '/benchmarks/{slug}',
+  '/benchmarks/{slug}/days',
+  '/days',
   '/compare/{pair}',
   '/providers/{slug}',
   '/methodology',

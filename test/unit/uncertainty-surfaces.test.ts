@@ -95,7 +95,7 @@ describe('the crafted day', () => {
 });
 
 describe('benchmark page', () => {
-  const page = () => benchmarkPage({ stat, siteName: 'Citebench', mode: 'window', today: '2026-11-20' });
+  const page = () => benchmarkPage({ stat, siteName: 'Citebench', mode: 'window' });
 
   it('shows each window p50 with its interval', () => {
     const t = text(page());

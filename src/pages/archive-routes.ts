@@ -1,0 +1,54 @@
+import type { Context, Hono } from 'hono';
+import { etagOf } from '../core/hash.ts';
+import { SLUG_RE } from '../core/spec-schema.ts';
+import { CACHE, sendBytes } from '../http/respond.ts';
+import { describeViolation, openRoute, type Violation } from '../http/route-kit.ts';
+import { benchmarkDaysPageRoute, dayArchivePageRoute } from '../http/site-declarations.ts';
+import type { Publication } from '../publication/publication.ts';
+import { htmlErrorPage } from './error-page.ts';
+import { dayArchivePage } from './frozen-parts.ts';
+
+const HTML = 'text/html; charset=utf-8';
+const encoder = new TextEncoder();
+
+/** /days and /benchmarks/{slug}/days: the frozen days, each linked, built from the freezer's list. */
+export function registerArchiveRoutes(app: Hono, pub: Publication): void {
+  const page = async (slug: string | undefined) => {
+    const spec = slug === undefined ? undefined : pub.spec(slug);
+    const html = dayArchivePage({
+      siteName: pub.site.name,
+      baseUrl: pub.site.baseUrl,
+      simulated: pub.isSimulated,
+      days: await pub.dataset.frozenDays(),
+      benchmarks: pub.specs.map((s) => ({ slug: s.slug, title: s.title })),
+      ...(spec && { benchmark: { slug: spec.slug, title: spec.title } }),
+    });
+    const body = encoder.encode(html);
+    // The list grows once a day: a short cache, like every live page.
+    return { body, etag: etagOf(body), contentType: HTML, cacheControl: CACHE.live };
+  };
+  const shared = {
+    hidden: true,
+    sharedLinks: true,
+    onInvalid: (c: Context, v: Violation) =>
+      htmlErrorPage(400, 'Bad query', describeViolation(v).message, pub.site, c.req.url),
+  } as const;
+  openRoute(app, dayArchivePageRoute, async (c) => sendBytes(c, await page(undefined)), shared);
+  openRoute(
+    app,
+    benchmarkDaysPageRoute,
+    async (c, { params }) => {
+      if (!SLUG_RE.test(params.slug) || !pub.spec(params.slug)) {
+        return htmlErrorPage(
+          404,
+          'Unknown benchmark',
+          `There is no benchmark "${params.slug.slice(0, 100)}".`,
+          pub.site,
+          c.req.url,
+        );
+      }
+      return sendBytes(c, await page(params.slug));
+    },
+    shared,
+  );
+}

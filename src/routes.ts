@@ -1,6 +1,7 @@
 import { registerMcpRoutes } from './mcp/routes.ts';
 import { registerArchiveRoutes } from './pages/archive-routes.ts';
 import { registerPageRoutes } from './pages/routes.ts';
+import { registerBadgeRoutes } from './render/badge-routes.ts';
 import { registerChartRoutes } from './render/chart-routes.ts';
 import { createImageService, registerImageRoutes } from './render/routes.ts';
 import type { RouteRegistrar } from './service.ts';
@@ -15,6 +16,7 @@ export const defaultRoutes: readonly RouteRegistrar[] = [
     core.onClose(() => images.close());
     registerImageRoutes(app, core, images);
     registerChartRoutes(app, core.publication);
+    registerBadgeRoutes(app, core.publication);
   },
   (app, core) => registerMcpRoutes(app, core),
   (app, core) => registerPageRoutes(app, core.publication, core.clock, core.metrics),

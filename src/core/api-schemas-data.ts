@@ -1,6 +1,6 @@
 /** The data downloads: series, the daily dataset index and CSL-JSON citations. */
 import { z } from 'zod';
-import { filtersSchema, missingSlotsSchema } from './api-schemas-common.ts';
+import { filtersSchema, missingSlotsSchema, simulatedSchema } from './api-schemas-common.ts';
 import { provenanceSchema } from './api-schemas-index.ts';
 
 export const seriesSchema = z
@@ -54,6 +54,7 @@ export const datasetIndexSchema = z
         missingSlots: missingSlotsSchema,
       }),
     ),
+    simulated: simulatedSchema,
   })
   .meta({ id: 'DatasetIndex' });
 
@@ -82,6 +83,7 @@ export const datasetManifestSchema = z
         "The day's site.provenance (/api/citable/{date}); null for days frozen before provenance was published.",
       ),
     missingSlots: missingSlotsSchema,
+    simulated: simulatedSchema,
   })
   .meta({ id: 'DatasetManifest' });
 

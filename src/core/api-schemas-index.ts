@@ -119,6 +119,7 @@ export const featuredSchema = z
     trending: z
       .array(featuredCardSchema)
       .describe('Live benchmarks whose leader value moved most over 24 h.'),
+    simulated: simulatedSchema,
   })
   .meta({ id: 'Featured' });
 

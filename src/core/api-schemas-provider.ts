@@ -14,6 +14,7 @@ export const providerListingSchema = z
         api: z.url().describe('The JSON profile, /api/providers/{slug}.'),
       }),
     ),
+    simulated: simulatedSchema,
   })
   .meta({ id: 'ProviderListing' });
 

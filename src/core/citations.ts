@@ -26,8 +26,13 @@ export interface CiteInput {
   readonly slug: string;
   readonly title: string;
   readonly url: string;
-  /** Retrieval time, epoch ms (UTC date is used). */
+  /** Retrieval time, epoch ms (UTC date is used); a frozen day's: any instant of that day. */
   readonly retrieved: number;
+  /**
+   * A frozen day's citation: its content never changes, so it carries no retrieval date, only the
+   * day it is a snapshot of (as issued date and note).
+   */
+  readonly frozen?: boolean;
   /** Data from simulated providers: every format says "simulated demo data" in its title. */
   readonly simulated?: boolean;
 }
@@ -73,8 +78,12 @@ export function citeBibtex(c: CiteInput): string {
     ['title', bibtexEscape(citedTitle(c))],
     ['year', day.slice(0, 4)],
     ['url', bibtexUrl(c.url)],
-    ['urldate', day],
-    ['note', `Retrieved ${day}`],
+    ...(c.frozen
+      ? ([['note', `Frozen snapshot of ${day}`]] as [string, string][])
+      : ([
+          ['urldate', day],
+          ['note', `Retrieved ${day}`],
+        ] as [string, string][])),
   ];
   const width = Math.max(...fields.map(([k]) => k.length));
   const body = fields.map(([k, v]) => `  ${k.padEnd(width)} = {${v}}`).join(',\n');
@@ -92,18 +101,28 @@ export function citeRis(c: CiteInput): string {
     `PY  - ${day.slice(0, 4)}`,
     `PB  - ${clean(c.siteName)}`,
     `UR  - ${c.url}`,
-    `Y2  - ${day.replaceAll('-', '/')}`,
+    // A frozen day: the date it is a snapshot of (DA), no access date (Y2).
+    c.frozen ? `DA  - ${day.replaceAll('-', '/')}` : `Y2  - ${day.replaceAll('-', '/')}`,
     'ER  - ',
   ];
   return `${lines.join('\r\n')}\r\n`;
 }
 
 export function citeApa(c: CiteInput): string {
+  // APA gives unchanging content its date and no retrieval date.
+  if (c.frozen) return `${c.siteName}. (${apaDate(c.retrieved)}). ${citedTitle(c)} [Data set]. ${c.url}`;
   return `${c.siteName}. (${isoDay(c.retrieved).slice(0, 4)}). ${citedTitle(c)} [Data set]. Retrieved ${longDay(c.retrieved)}, from ${c.url}`;
 }
 
+/** "2026, November 19": APA's date of a dated work. */
+function apaDate(ms: number): string {
+  const [month, day, year] = longDay(ms).replace(',', '').split(' ');
+  return `${year}, ${month} ${day}`;
+}
+
 export function citePlain(c: CiteInput): string {
-  return `${c.siteName}. "${citedTitle(c)}". Retrieved ${isoDay(c.retrieved)}. ${c.url}`;
+  const when = c.frozen ? `Frozen snapshot of ${isoDay(c.retrieved)}` : `Retrieved ${isoDay(c.retrieved)}`;
+  return `${c.siteName}. "${citedTitle(c)}". ${when}. ${c.url}`;
 }
 
 /**
@@ -119,10 +138,11 @@ export function citeCsl(c: CiteInput): string {
     title: citedTitle(c),
     author: [{ literal: c.siteName }],
     publisher: c.siteName,
-    issued: { 'date-parts': [[y]] },
-    accessed: { 'date-parts': [[y, m, d]] },
+    ...(c.frozen
+      ? { issued: { 'date-parts': [[y, m, d]] } }
+      : { issued: { 'date-parts': [[y]] }, accessed: { 'date-parts': [[y, m, d]] } }),
     URL: c.url,
-    note: `Retrieved ${day}`,
+    note: c.frozen ? `Frozen snapshot of ${day}` : `Retrieved ${day}`,
   };
   return `${JSON.stringify([item], null, 2)}\n`;
 }
@@ -143,22 +163,5 @@ export function citeAs(format: CiteFormat, c: CiteInput): string {
       return `${citePlain(c)}\n`;
     case 'csl':
       return citeCsl(c);
-  }
-}
-
-/** A citation file from a stored bundle (a frozen day's Stat carries its own, dated to that day). */
-/** Formats a stored bundle holds; a dated `csl` is built with citeCsl from the frozen Stat. */
-export type BundleFormat = Exclude<CiteFormat, 'csl'>;
-
-export function citeFromBundle(format: BundleFormat, cite: Cite): string {
-  switch (format) {
-    case 'bib':
-      return cite.bibtex;
-    case 'ris':
-      return cite.ris;
-    case 'apa':
-      return `${cite.apa}\n`;
-    case 'txt':
-      return `${cite.plain}\n`;
   }
 }

@@ -41,5 +41,7 @@ export function buildFeatured(now: readonly Stat[], dayAgo: ReadonlyMap<string, 
     .filter((c) => c.change24h !== null && c.change24h.from !== c.change24h.to)
     .sort((x, y) => movement(y) - movement(x) || (x.slug < y.slug ? -1 : 1))
     .slice(0, LIMIT);
-  return { featured: cards.slice(0, LIMIT), trending };
+  // A card alone on a widget must say its data is simulated, as the Stats it comes from do.
+  const simulated = now.some((s) => s.simulated === true);
+  return { featured: cards.slice(0, LIMIT), trending, ...(simulated ? { simulated: true as const } : {}) };
 }

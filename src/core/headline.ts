@@ -107,6 +107,9 @@ export function headline(h: HeadlineInput): string {
 /** Said in every quote and citation of simulated data, so a copied number cannot pass as measured. */
 export const SIMULATED_NOTE = 'Simulated demo data, not a measurement.';
 
+/** Ends a simulated Stat's headline (its quote carries SIMULATED_NOTE instead). */
+export const SIMULATED_HEADLINE = '(simulated demo data)';
+
 export function quote(headlineText: string, siteName: string, pageUrl: string, simulated = false): string {
   return `${headlineText}${simulated ? ` ${SIMULATED_NOTE}` : ''} Source: ${siteName} (${pageUrl}).`;
 }

@@ -29,6 +29,7 @@ export function providerListing(
       page: urls.providerPage(site, p.slug),
       api: urls.providerApi(site, p.slug),
     })),
+    ...(site.simulated ? { simulated: true as const } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { ChainBests, CitableRow, Filters, RankingRow, Stat } from './api-schemas.ts';
 import { citeBundle } from './citations.ts';
 import { isoTime } from './format.ts';
-import { headline, quote, type TiedRow } from './headline.ts';
+import { headline, quote, SIMULATED_HEADLINE, type TiedRow } from './headline.ts';
 import { tieWithLeader } from './leader-tests.ts';
 import type { RankStatistic } from './rank-rows.ts';
 import { harnessSourceUrl } from './source-url.ts';
@@ -172,7 +172,8 @@ export function buildStat(i: StatInput): Stat {
     ...i.familyFields,
     asOf: i.asOf === null ? null : isoTime(i.asOf),
     evaluatedAt: isoTime(i.evalTime),
-    headline: text,
+    // Shown alone (a widget, an unfurl, a search result), a simulated headline still says so.
+    headline: site.simulated ? `${text} ${SIMULATED_HEADLINE}` : text,
     quote: quote(text, site.name, pageUrl, site.simulated === true),
     cite: citeBundle({
       siteName: site.name,
@@ -181,6 +182,7 @@ export function buildStat(i: StatInput): Stat {
       url: pageUrl,
       retrieved: i.evalTime,
       simulated: site.simulated === true,
+      ...(day !== null && { frozen: true }),
     }),
     pageUrl,
     api: urls.stat(site, spec.slug, i.filters, day),

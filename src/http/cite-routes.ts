@@ -1,12 +1,6 @@
 import type { Hono } from 'hono';
 import type { Stat } from '../core/api-schemas.ts';
-import {
-  CITE_CONTENT_TYPES,
-  CITE_EXTENSIONS,
-  CITE_FORMATS,
-  citeAs,
-  citeFromBundle,
-} from '../core/citations.ts';
+import { CITE_CONTENT_TYPES, CITE_EXTENSIONS, CITE_FORMATS, citeAs } from '../core/citations.ts';
 import { DAY_MS, dayEnd } from '../core/dates.ts';
 import { siteOfFrozenStat } from '../publication/day-records.ts';
 import type { Publication } from '../publication/publication.ts';
@@ -48,18 +42,18 @@ export function registerCiteRoutes(app: Hono, pub: Publication, clock: () => num
         const frozen = JSON.parse(new TextDecoder().decode(r.served.body)) as Stat;
         // A day frozen before its site was has it in its own Stat's citation.
         const site = (await pub.frozenSite(date)) ?? siteOfFrozenStat(frozen);
+        // Built from the frozen Stat, with no retrieval date (its content cannot change): a day
+        // frozen before that rule has "Retrieved" in its stored bundle, which is not served.
         const bytes = citations.get(`${slug}/${fmt}/${date}`, () =>
-          // The bundle predates CSL: a dated CSL-JSON is built from the frozen Stat, retrieved that day.
-          fmt === 'csl'
-            ? citeAs('csl', {
-                siteName: site.name,
-                slug,
-                title: frozen.title,
-                url: frozen.pageUrl,
-                retrieved: dayEnd(parseDayStart(date)),
-                simulated: frozen.simulated === true,
-              })
-            : citeFromBundle(fmt, frozen.cite),
+          citeAs(fmt, {
+            siteName: site.name,
+            slug,
+            title: frozen.title,
+            url: frozen.pageUrl,
+            retrieved: dayEnd(parseDayStart(date)),
+            simulated: frozen.simulated === true,
+            frozen: true,
+          }),
         );
         const headers = { 'content-disposition': `attachment; filename="${fileName(site.name)}"` };
         return sendBytes(

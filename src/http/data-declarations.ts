@@ -186,6 +186,22 @@ export const sparklineRoute = createRoute({
   }),
 });
 
+export const badgeRoute = createRoute({
+  method: 'get',
+  path: '/api/badge/{slug}/{provider}',
+  summary: "A provider's badge on a benchmark: its value and rank, as an SVG to embed",
+  request: { params: z.object({ slug: slugPath, provider: slugPath }) },
+  responses: withCommon({
+    200: textResponse(
+      "SVG badge: the benchmark, the provider's p50 (or count) in the benchmark unit and its rank (unranked when it has none), and (simulated) for simulated data.",
+      ['image/svg+xml'],
+    ),
+    400: errorResponse('Malformed slug.'),
+    404: errorResponse('Unknown benchmark, or a provider the benchmark does not list.'),
+    503: errorResponse('Benchmarks temporarily unavailable.'),
+  }),
+});
+
 export const chartRoute = createRoute({
   method: 'get',
   path: '/api/chart/{slug}',

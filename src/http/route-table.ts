@@ -10,6 +10,7 @@ import {
   statRoute,
 } from './api-declarations.ts';
 import {
+  badgeRoute,
   chartRoute,
   datasetFileRoute,
   datasetManifestRoute,
@@ -36,6 +37,8 @@ import {
   metricsRoute,
   openApiRoute,
   providerPageRoute,
+  robotsRoute,
+  sitemapRoute,
 } from './site-declarations.ts';
 
 /** Every GET route the service answers, from the declarations (the MCP endpoint is POST). */
@@ -61,6 +64,7 @@ export const GET_ROUTES = [
   ogRoute,
   sparklineRoute,
   chartRoute,
+  badgeRoute,
   mcpPageRoute,
   homePageRoute,
   benchmarkPageRoute,
@@ -73,6 +77,8 @@ export const GET_ROUTES = [
   assetRoute,
   llmsTxtRoute,
   llmsFullTxtRoute,
+  robotsRoute,
+  sitemapRoute,
 ] as const;
 
 /** Router paths of every GET route: each answers HEAD (Hono does this), OPTIONS and 405 for other methods. */

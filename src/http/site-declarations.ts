@@ -107,6 +107,18 @@ export const assetRoute = createRoute({
   },
 });
 export const mcpPageRoute = page('/mcp', 'How to connect an MCP client');
+export const robotsRoute = createRoute({
+  method: 'get',
+  path: '/robots.txt',
+  summary: 'Crawl rules: every page and API answer may be crawled; the sitemap is named',
+  responses: { 200: textResponse('robots.txt.', ['text/plain']) },
+});
+export const sitemapRoute = createRoute({
+  method: 'get',
+  path: '/sitemap.xml',
+  summary: 'Every page: the index, each benchmark and provider, the archives, methodology and MCP',
+  responses: { 200: textResponse('Sitemap (sitemaps.org 0.9).', ['application/xml']) },
+});
 
 /** llmstxt.org: Markdown in a .txt at the site root, served as text/plain. */
 const llmsResponses = { 200: textResponse('Markdown (llmstxt.org), as plain text.', ['text/plain']) };

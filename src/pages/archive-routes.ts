@@ -1,9 +1,15 @@
 import type { Context, Hono } from 'hono';
 import { etagOf } from '../core/hash.ts';
+import { PROVIDERS } from '../core/providers.ts';
 import { SLUG_RE } from '../core/spec-schema.ts';
 import { CACHE, sendBytes } from '../http/respond.ts';
 import { describeViolation, openRoute, type Violation } from '../http/route-kit.ts';
-import { benchmarkDaysPageRoute, dayArchivePageRoute } from '../http/site-declarations.ts';
+import {
+  benchmarkDaysPageRoute,
+  dayArchivePageRoute,
+  robotsRoute,
+  sitemapRoute,
+} from '../http/site-declarations.ts';
 import type { Publication } from '../publication/publication.ts';
 import { htmlErrorPage } from './error-page.ts';
 import { dayArchivePage } from './frozen-parts.ts';
@@ -51,4 +57,45 @@ export function registerArchiveRoutes(app: Hono, pub: Publication): void {
     },
     shared,
   );
+
+  const text = (body: string, contentType: string) => {
+    const bytes = encoder.encode(body);
+    return { body: bytes, etag: etagOf(bytes), contentType, cacheControl: CACHE.doc };
+  };
+  openRoute(
+    app,
+    robotsRoute,
+    (c) =>
+      sendBytes(
+        c,
+        text(
+          `User-agent: *\nAllow: /\nSitemap: ${pub.site.baseUrl}/sitemap.xml\n`,
+          'text/plain; charset=utf-8',
+        ),
+      ),
+    { hidden: true },
+  );
+  openRoute(app, sitemapRoute, (c) => sendBytes(c, text(sitemap(pub), 'application/xml; charset=utf-8')), {
+    hidden: true,
+  });
+}
+
+/** The site's pages (sitemaps.org 0.9): fixed for the process, since specs and providers are. */
+function sitemap(pub: Publication): string {
+  const base = pub.site.baseUrl;
+  const measured = new Set(pub.specs.flatMap((s) => s.providers.map((p) => p.slug)));
+  const paths = [
+    '/',
+    '/methodology',
+    '/mcp',
+    '/days',
+    ...pub.specs.flatMap((s) => [`/benchmarks/${s.slug}`, `/benchmarks/${s.slug}/days`]),
+    ...[...PROVIDERS.keys()].filter((p) => measured.has(p)).map((p) => `/providers/${p}`),
+  ];
+  const xmlEsc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+${paths.map((p) => `<url><loc>${xmlEsc(`${base}${p}`)}</loc></url>`).join('\n')}
+</urlset>
+`;
 }

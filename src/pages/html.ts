@@ -176,6 +176,12 @@ export function layout(meta: PageMeta, body: string): string {
     ? `<meta property="og:image" content="${esc(meta.image)}"><meta name="twitter:card" content="summary_large_image">`
     : '';
   const ld = meta.jsonLd ? `<script type="application/ld+json">${jsonLd(meta.jsonLd)}</script>` : '';
+  // A tab, a search result or an unfurl shows these alone: simulated data says so in both.
+  const title = meta.simulated ? `${meta.title} (simulated)` : meta.title;
+  const description =
+    meta.simulated && !/simulated/i.test(meta.description)
+      ? `${meta.description} Simulated demo data.`
+      : meta.description;
   const banner = meta.simulated
     ? `<div class="sim" role="note" data-testid="simulated-banner"><p><strong>SIMULATED.</strong> ${esc(SIMULATED_BANNER.replace(/^Simulated demo data: e/, 'E'))}</p></div>`
     : '';
@@ -184,12 +190,12 @@ export function layout(meta: PageMeta, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(meta.title)} · ${esc(meta.siteName)}</title>
-<meta name="description" content="${esc(meta.description)}">
+<title>${esc(title)} · ${esc(meta.siteName)}</title>
+<meta name="description" content="${esc(description)}">
 <link rel="icon" href="${FAVICON_HREF}" type="image/svg+xml">
 <link rel="canonical" href="${esc(meta.url)}">
-<meta property="og:title" content="${esc(meta.title)}">
-<meta property="og:description" content="${esc(meta.description)}">
+<meta property="og:title" content="${esc(title)}">
+<meta property="og:description" content="${esc(description)}">
 <meta property="og:url" content="${esc(meta.url)}">
 <meta property="og:site_name" content="${esc(meta.siteName)}">
 ${image}

@@ -15,6 +15,7 @@ export function datasetManifest(
   sha256: { readonly parquet: string; readonly csv: string },
   provenance: Provenance | null,
   missingSlots?: MissingSlots,
+  simulated = false,
 ): DatasetManifest {
   return {
     date: day,
@@ -26,6 +27,8 @@ export function datasetManifest(
     license: { ...DATASET_LICENSE },
     provenance,
     ...(missingSlots ? { missingSlots } : {}),
+    // Read alone (it is linked from citations), a simulated day's manifest says so.
+    ...(simulated ? { simulated: true as const } : {}),
   };
 }
 

@@ -291,6 +291,7 @@ export class DatasetPublisher {
       sha,
       provenance,
       meta.missingSlots,
+      this.deps.site().simulated === true,
     );
     const body = encoder.encode(canonicalJson(manifest));
     return this.deps.store.putSnapshot(manifestKey(day), body, etagOf(body));
@@ -355,7 +356,7 @@ export class DatasetPublisher {
   async index(): Promise<DatasetIndex> {
     const first = await this.deps.firstDay();
     const days: DatasetIndex['days'] = [];
-    if (first === null) return { days };
+    if (first === null) return { days, ...(this.deps.site().simulated ? { simulated: true as const } : {}) };
     const base = this.deps.site().baseUrl;
     const entry = (day: string, meta: DayMeta, frozen: boolean) => ({
       date: day,
@@ -382,6 +383,6 @@ export class DatasetPublisher {
         }
       }
     }
-    return { days };
+    return { days, ...(this.deps.site().simulated ? { simulated: true as const } : {}) };
   }
 }

@@ -73,6 +73,8 @@ export class ProviderProfiles {
 
   clear(): void {
     this.live.clear();
+    // The listing names the site's simulated flag, which a clear (data found simulated) changes.
+    this.listed = undefined;
   }
 
   holds(served: object): boolean {

@@ -56,7 +56,9 @@ describe('GET /api/cite/{slug}/csl', () => {
     expect(dated.status).toBe(200);
     expect(dated.headers.get('cache-control')).toContain('immutable');
     const frozen = new Cite(await dated.json()).data[0] as Record<string, unknown>;
-    expect(frozen.accessed).toEqual({ 'date-parts': [[2026, 11, 19]] });
+    // A frozen day cannot change: issued that day, no access date.
+    expect(frozen.issued).toEqual({ 'date-parts': [[2026, 11, 19]] });
+    expect(frozen.accessed).toBeUndefined();
     expect(frozen.URL).toBe('http://bench.test/benchmarks/network-coverage?date=2026-11-19');
 
     const bad = await t.srv.get('/api/cite/network-coverage/enw');

@@ -89,6 +89,10 @@ const HOT_URLS: Record<string, readonly string[]> = {
     '/api/chart/token-trade-coverage',
     '/api/chart/network-coverage?range=30d&kind=dex-index',
   ],
+  '/api/badge/:slug/:provider': [
+    '/api/badge/network-coverage/mobula',
+    '/api/badge/token-trade-coverage/codex',
+  ],
   '/': ['/'],
   '/benchmarks/:slug': [
     '/benchmarks/token-trade-coverage',
@@ -104,7 +108,15 @@ const HOT_URLS: Record<string, readonly string[]> = {
 };
 
 /** Routes whose answers are computed per request or are not stored bytes: always the router. */
-const ROUTED = ['/healthz', '/metrics', '/mcp', '/days', '/benchmarks/:slug/days'];
+const ROUTED = [
+  '/healthz',
+  '/metrics',
+  '/mcp',
+  '/days',
+  '/benchmarks/:slug/days',
+  '/robots.txt',
+  '/sitemap.xml',
+];
 
 const ALL_URLS = Object.values(HOT_URLS).flat();
 

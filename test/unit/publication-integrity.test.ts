@@ -266,7 +266,8 @@ describe('rules 5–7: snapshots that never change, pinned links, real date erro
     if (st.kind !== 'ok') throw new Error('expected frozen stat');
     const stat = JSON.parse(decode(st.served.body)) as Stat;
     expect(stat.rankings.every((r) => r.audit.endsWith('?date=2026-11-18'))).toBe(true);
-    expect(stat.cite.plain).toContain('Retrieved 2026-11-18');
+    expect(stat.cite.plain).toContain('Frozen snapshot of 2026-11-18');
+    expect(stat.cite.plain).not.toContain('Retrieved');
     expect(stat.cite.plain).toContain('?date=2026-11-18');
     // Only the day's own samples: no value carried in from the day before.
     expect(Date.parse(stat.asOf ?? '')).toBeGreaterThanOrEqual(Date.UTC(2026, 10, 18));

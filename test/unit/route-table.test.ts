@@ -23,6 +23,8 @@ const OUTSIDE_DOCUMENT = [
   '/methodology',
   '/llms.txt',
   '/llms-full.txt',
+  '/robots.txt',
+  '/sitemap.xml',
 ].sort();
 
 const template = declaredPath;
@@ -75,6 +77,7 @@ describe('route table', () => {
     expect(ids.sort()).toEqual(
       [
         'get /api/audit/{slug}/{provider} audit_provider',
+        'get /api/badge/{slug}/{provider} -',
         'get /api/chart/{slug} -',
         'get /api/citable list_benchmarks',
         'get /api/citable/{date} list_benchmarks_snapshot',

@@ -29,6 +29,7 @@ const CONCRETE: Record<string, string> = {
   '/api/og/{slug}': '/api/og/network-coverage',
   '/api/sparkline/{slug}': '/api/sparkline/network-coverage',
   '/api/chart/{slug}': '/api/chart/network-coverage',
+  '/api/badge/{slug}/{provider}': '/api/badge/network-coverage/mobula',
   '/benchmarks/{slug}': '/benchmarks/rpc-latency',
   '/benchmarks/{slug}/days': '/benchmarks/rpc-latency/days',
   '/compare/{pair}': '/compare/mobula-vs-codex',

@@ -27,6 +27,7 @@ const FAVICON_HREF = `data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}`;
  */
 const STYLE = `
 :root{--ink:#14171d;--body:#2a303a;--muted:#5d6675;--line:#e4e7ec;--soft:#f3f5f8;--bg:#fbfbfd;--card:#fff;--accent:#1f4fd1;--accent-soft:#e8eefc;--good:#127a48;--warn:#8a4b00;--warn-bg:#fff4e0;--sim:#b42318;--sim-bg:#fdecea}
+@media (prefers-color-scheme:dark){:root{color-scheme:dark;--ink:#f2f4f8;--body:#d5dae3;--muted:#9aa3b2;--line:#2c3340;--soft:#1c222c;--bg:#10141a;--card:#161b23;--accent:#7ea2ff;--accent-soft:#1c2742;--good:#4ccf8e;--warn:#f0b35a;--warn-bg:#2e2414;--sim:#ff8a80;--sim-bg:#3a1714}.chips a[aria-current]{color:var(--bg)}}
 *{box-sizing:border-box}html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--body);background:var(--bg);overflow-wrap:anywhere}
 a{color:var(--accent);text-underline-offset:2px}h1,h2,h3{color:var(--ink);overflow-wrap:normal;word-break:normal}
@@ -38,8 +39,8 @@ code,pre{font:13.5px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .top nav{display:flex;gap:4px 14px;flex-wrap:wrap;font-size:.92rem}.top nav a{color:var(--muted);text-decoration:none}.top nav a:hover{color:var(--accent)}
 .search{position:relative;margin-left:auto;flex:1 1 220px;max-width:340px}
 .search input{width:100%;font:inherit;font-size:.92rem;padding:6px 34px 6px 10px;border:1px solid var(--line);border-radius:8px;background:var(--soft)}
-.search kbd{position:absolute;right:8px;top:6px;font:12px ui-monospace,monospace;color:var(--muted);border:1px solid var(--line);border-radius:4px;padding:0 5px;background:#fff}
-.search ul{position:absolute;left:0;right:0;top:calc(100% + 4px);margin:0;padding:4px;list-style:none;background:#fff;border:1px solid var(--line);border-radius:8px;box-shadow:0 8px 24px rgba(20,23,29,.12)}
+.search kbd{position:absolute;right:8px;top:6px;font:12px ui-monospace,monospace;color:var(--muted);border:1px solid var(--line);border-radius:4px;padding:0 5px;background:var(--card)}
+.search ul{position:absolute;left:0;right:0;top:calc(100% + 4px);margin:0;padding:4px;list-style:none;background:var(--card);border:1px solid var(--line);border-radius:8px;box-shadow:0 8px 24px rgba(20,23,29,.12)}
 .search li a{display:block;padding:6px 8px;border-radius:6px;text-decoration:none;color:var(--ink)}.search li a:hover,.search li a:focus,.search li a.on{background:var(--accent-soft)}
 .search li small{display:block;color:var(--muted)}
 .sim{background:var(--sim-bg);color:var(--sim);border-bottom:1px solid #f5c2bd}.sim p{max-width:1080px;margin:0 auto;padding:8px 20px;font-size:.92rem}
@@ -66,11 +67,11 @@ th.l,td.l{text-align:left}td.name{text-align:left;white-space:normal;min-width:9
 .sub{display:block;font-size:.78rem;font-weight:400;color:var(--muted)}.badge.tie{background:var(--accent-soft);color:var(--accent)}
 td.best{font-weight:700;color:var(--good)}td.best::after{content:" ★";font-size:.8em}
 .chips{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0}
-.chips a{padding:2px 11px;border:1px solid var(--line);border-radius:999px;text-decoration:none;background:#fff;font-size:.9rem}
+.chips a{padding:2px 11px;border:1px solid var(--line);border-radius:999px;text-decoration:none;background:var(--card);font-size:.9rem}
 .chips a[aria-current]{background:var(--ink);border-color:var(--ink);color:#fff}
-.quote{background:#fff;border:1px solid var(--line);border-left:4px solid var(--accent);padding:12px 14px;border-radius:6px;margin:8px 0}
+.quote{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--accent);padding:12px 14px;border-radius:6px;margin:8px 0}
 .notes p{margin:6px 0}.draftbox{background:var(--warn-bg);border:1px solid #f1d39f;color:var(--warn);border-radius:10px;padding:12px 16px}
-button{font:inherit;font-size:.88rem;padding:5px 12px;border:1px solid var(--line);background:#fff;border-radius:7px;cursor:pointer;color:var(--ink)}button:hover{border-color:var(--accent)}
+button{font:inherit;font-size:.88rem;padding:5px 12px;border:1px solid var(--line);background:var(--card);border-radius:7px;cursor:pointer;color:var(--ink)}button:hover{border-color:var(--accent)}
 .actions{display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center}
 .board{display:grid;gap:14px}
 .row{display:grid;grid-template-columns:minmax(0,1.2fr) minmax(0,1fr) minmax(0,.9fr);gap:16px;align-items:center}

@@ -1,12 +1,17 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sample } from '../../src/core/samples.ts';
+import { buildDataset } from '../../src/demo/dataset.ts';
+import { loadSpecs } from '../../src/publication/load-specs.ts';
 import { launchBrowser, SHOTS } from '../helpers/browser.ts';
+import { BENCHMARKS_DIR, NOW } from '../helpers/fixture.ts';
 import {
   checkBarLengths,
   checkCompareValues,
   checkPhoneValues,
   checkStellar,
 } from '../helpers/page-truths.ts';
+import { writeRpcSlots } from '../helpers/rpc-dataset.ts';
 import { type Running, startServer } from '../helpers/server.ts';
 
 let srv: Running;
@@ -19,8 +24,17 @@ let browser: Browser;
 const SHOWN = { timeout: 20_000 };
 
 beforeAll(async () => {
-  // The demo's mode: every page must carry the simulated banner.
-  srv = await startServer({ simulated: true });
+  // The demo's mode: every page must carry the simulated banner. Half an hour of RPC slots from
+  // three regions, so the RPC pages have their region chips.
+  const rpc: Sample[] = [];
+  await writeRpcSlots(await loadSpecs(BENCHMARKS_DIR), NOW - 30 * 60_000, 30, async (s) => {
+    rpc.push(...s);
+    return s.length;
+  });
+  srv = await startServer({
+    simulated: true,
+    samples: [...buildDataset({ seed: 7, days: 3, end: NOW }), ...rpc],
+  });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -36,6 +50,10 @@ const PAGES: ReadonlyArray<[name: string, path: string, status: number]> = [
   ['provider', '/providers/mobula', 200],
   ['methodology', '/methodology', 200],
   ['mcp', '/mcp', 200],
+  ['benchmark-dated', '/benchmarks/token-trade-coverage?date=2026-11-19', 200],
+  ['rpc-region-filtered', '/benchmarks/rpc-latency?region=eu-west&kind=logs', 200],
+  ['day-archive', '/days', 200],
+  ['benchmark-days', '/benchmarks/rpc-latency/days', 200],
   ['not-found', '/no-such-page', 404],
 ];
 
@@ -73,6 +91,14 @@ describe('every page in a real browser, at 1280 and 390 px', () => {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow, `${path} scrolls sideways at ${width}px`).toBeLessThanOrEqual(0);
         expect(await page.getByTestId('simulated-banner').isVisible(), path).toBe(true);
+        // A dated page says it is frozen; an RPC page offers its regions.
+        if (name === 'benchmark-dated')
+          expect(await page.getByTestId('frozen-banner').isVisible()).toBe(true);
+        if (name.startsWith('rpc-')) {
+          expect(await page.getByRole('navigation', { name: 'Filter by region' }).isVisible(), path).toBe(
+            true,
+          );
+        }
         for (const href of await page.$$eval('a[href]', (as) => as.map((a) => (a as HTMLAnchorElement).href)))
           if (href.startsWith(srv.url)) links.add(href.split('#')[0] as string);
         // The first screen, where the banner is: a full-page capture of a tall page is Chromium's
@@ -97,6 +123,35 @@ describe('every page in a real browser, at 1280 and 390 px', () => {
     }, 120_000);
   }
 
+  it("follows the reader's dark mode (prefers-color-scheme): dark surfaces, light text", async () => {
+    const luminance = (rgb: string) => {
+      const [r, g, b] = (rgb.match(/\d+/g) ?? []).map(Number);
+      return 0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (b ?? 0);
+    };
+    for (const scheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({
+        colorScheme: scheme,
+        viewport: { width: 1280, height: 900 },
+      });
+      const page = await context.newPage();
+      await page.goto(`${srv.url}/benchmarks/token-trade-coverage`);
+      const [bg, ink, card] = await page.evaluate(() => [
+        getComputedStyle(document.body).backgroundColor,
+        getComputedStyle(document.querySelector('h1') as Element).color,
+        getComputedStyle(document.querySelector('.card') as Element).backgroundColor,
+      ]);
+      if (scheme === 'dark') {
+        expect(luminance(bg ?? ''), 'page background').toBeLessThan(60);
+        expect(luminance(card ?? ''), 'card background').toBeLessThan(60);
+        expect(luminance(ink ?? ''), 'heading').toBeGreaterThan(180);
+      } else {
+        expect(luminance(bg ?? ''), 'page background').toBeGreaterThan(200);
+        expect(luminance(ink ?? ''), 'heading').toBeLessThan(60);
+      }
+      await context.close();
+    }
+  }, 60_000);
+
   it('filters through a link, copies the quote and the citation, and searches with the / shortcut', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: srv.url });
@@ -105,7 +160,7 @@ describe('every page in a real browser, at 1280 and 390 px', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${srv.url}/benchmarks/token-trade-coverage`);
     const stat = await (await srv.get('/api/stat/token-trade-coverage')).json();
-    expect(await page.title()).toBe(`${stat.title} · Citebench`);
+    expect(await page.title()).toBe(`${stat.title} (simulated) · Citebench`);
     expect(await page.locator('table').first().locator('tbody tr').count()).toBe(stat.rankings.length);
     expect(await page.getByTestId('headline').textContent()).toBe(stat.headline);
     expect(await page.getByTestId('matrix').locator('td.best').count()).toBeGreaterThanOrEqual(4);

@@ -136,8 +136,9 @@ function dimensionsText(specs: readonly BenchmarkSpec[]): string {
   for (const s of specs) {
     for (const [d, dim] of Object.entries(s.dimensions)) {
       if (!dim) continue;
+      // A data-valued dimension's values are the ones measured: named by the Stat, not guessed here.
       const values = dim.fromData
-        ? 'values as measured, e.g. eu-west'
+        ? '(the measured values its Stat lists under dimensions)'
         : dim.values.map((v) => v.value).join('|');
       parts.push(`${s.slug} ${d}=${values}`);
     }

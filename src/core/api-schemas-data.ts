@@ -94,7 +94,10 @@ const dateParts = (what: string) =>
     .object({ 'date-parts': z.array(z.array(z.int()).min(1).max(3)).length(1) })
     .describe(`${what}: CSL date-parts, [[year]] or [[year, month, day]].`);
 
-/** One CSL-JSON item as src/core/citations.ts writes it: a `dataset` by the site, accessed that day. */
+/**
+ * One CSL-JSON item as src/core/citations.ts writes it: a `dataset` by the site, accessed that day;
+ * a frozen day's is issued that day and has no access date (its content cannot change).
+ */
 export const cslItemSchema = z
   .object({
     id: z.string().describe('The BibTeX key of the same citation.'),
@@ -104,8 +107,8 @@ export const cslItemSchema = z
       .array(z.object({ literal: z.string() }))
       .describe('The site as one institutional (literal) author, never split into given and family.'),
     publisher: z.string(),
-    issued: dateParts('Year of retrieval'),
-    accessed: dateParts('Day of retrieval'),
+    issued: dateParts("Year of retrieval; a frozen day's citation: that day"),
+    accessed: dateParts('Day of retrieval (live citations only)').optional(),
     URL: z.url(),
     note: z.string().describe('"Retrieved YYYY-MM-DD".'),
   })

@@ -1,6 +1,5 @@
 import type { BenchmarkSpec } from '../core/spec-schema.ts';
 import { layout } from '../pages/html.ts';
-import { declaredDimensions } from './tools/dimension-args.ts';
 
 export function escapeHtml(s: string): string {
   return s
@@ -19,6 +18,34 @@ export interface McpPageInput {
   readonly rateLimitPerMin: number;
   /** Simulated data: the page carries the banner like every other page. */
   readonly simulated?: boolean;
+  /** The server's own tools/list entries: the page describes exactly what it exposes. */
+  readonly tools: readonly ToolListing[];
+}
+
+/** What the page reads of a tools/list entry. */
+export interface ToolListing {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: {
+    readonly properties?: Readonly<Record<string, unknown>>;
+    readonly required?: readonly string[];
+  };
+}
+
+/** One card per tool: its name, title, arguments (required first) and the first sentence it says of itself. */
+function toolCard(t: ToolListing): string {
+  const e = escapeHtml;
+  const required = new Set(t.inputSchema.required ?? []);
+  const names = Object.keys(t.inputSchema.properties ?? {});
+  const args = [...names.filter((n) => required.has(n)), ...names.filter((n) => !required.has(n))]
+    .map((n) => `<code>${e(n)}</code>${required.has(n) ? '' : ' (optional)'}`)
+    .join(', ');
+  const first = /^(.*?[.:])(\s|$)/.exec(t.description ?? '')?.[1] ?? t.description ?? '';
+  return `<div class="card" data-testid="tool-${e(t.name)}"><h3><code>${e(t.name)}</code></h3>
+<p>${e(t.title ?? '')}</p>
+<p>Arguments: ${args || 'none'}.</p>
+<p class="muted">${e(first)}</p></div>`;
 }
 
 function snippet(id: string, title: string, note: string, code: string): string {
@@ -54,9 +81,6 @@ export function renderMcpPage(p: McpPageInput): string {
   const e = escapeHtml;
   const count = p.specs.length;
   const titles = p.specs.map((s) => `<li><code>${e(s.slug)}</code>: ${e(s.title)}</li>`).join('\n');
-  // The arguments get_benchmark offers: the dimensions some spec declares (tools/dimension-args.ts).
-  const dims = declaredDimensions(p.specs).map((d) => `<code>${e(d.name)}</code>`);
-  const dimArgs = dims.length ? `; optional ${dims.join(', ')}` : '';
 
   const body = `<p class="eyebrow">MCP server</p>
 <h1>Use ${e(p.siteName)} from your AI assistant</h1>
@@ -98,15 +122,7 @@ ${snippet(
 
 <h2>What is exposed</h2>
 <div class="grid">
-<div class="card"><h3><code>list_benchmarks</code></h3>
-<p>Arguments: <code>query</code> (optional words), <code>category</code> (optional).</p>
-<p class="muted">Ask: “Which benchmarks cover onchain trade data, and who leads?”</p></div>
-<div class="card"><h3><code>get_benchmark</code></h3>
-<p>Arguments: <code>slug</code>${dimArgs}. Returns exactly <code>/api/stat/{slug}</code>.</p>
-<p class="muted">Ask: “Give me a citable quote on who leads ${e(example.slug)}${exampleDims[0] ? ` for ${e(exampleDims[0][0])} ${e(exampleDims[0][1])}` : ''}.”</p></div>
-<div class="card"><h3><code>query_prom</code></h3>
-<p>Arguments: <code>query</code> (PromQL), optional <code>windowSec</code> (≤ 604800) and <code>steps</code> (2–360).</p>
-<p class="muted">Ask: “Plot Mobula's Solana trade capture rate over the last 24 hours.”</p></div>
+${p.tools.map(toolCard).join('\n')}
 <div class="card"><h3>Resources</h3>
 <p><code>citebench://benchmark/{slug}</code>: each benchmark as Markdown.</p>
 <p class="muted">${count} resource${count === 1 ? '' : 's'}.</p></div>

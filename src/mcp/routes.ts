@@ -9,7 +9,7 @@ import type { PrometheusStore } from '../store/prometheus-store.ts';
 import { MAX_BODY_BYTES, readCappedBody } from './body.ts';
 import { clientAddress, nodeIncoming } from './client-address.ts';
 import { createOriginPolicy } from './origin-policy.ts';
-import { renderMcpPage } from './page.ts';
+import { renderMcpPage, type ToolListing } from './page.ts';
 import { createPassthroughQueryEngine, QUERY_PROM_DEADLINE_MS } from './promql/engine-passthrough.ts';
 import { createStoreQueryEngine } from './promql/store-engine.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -88,6 +88,7 @@ export function registerMcpRoutes(app: Hono, deps: AppDeps): void {
     specs: publication.specs,
     rateLimitPerMin: config.mcpRateLimitPerMin,
     simulated: config.simulated,
+    tools: core.tools.map((t) => t.listing as unknown as ToolListing),
   });
 
   /**

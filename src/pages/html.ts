@@ -49,6 +49,7 @@ main{max-width:1080px;margin:0 auto;padding:22px 20px 64px}
 .muted{color:var(--muted)}.small{font-size:.88rem}
 .badge{display:inline-block;font:700 .7rem/1.6 ui-monospace,monospace;letter-spacing:.06em;text-transform:uppercase;padding:0 7px;border-radius:4px;vertical-align:middle;background:var(--soft);color:var(--muted)}
 .badge.live{background:#e3f5ec;color:var(--good)}.badge.stale{background:var(--warn-bg);color:var(--warn)}.badge.draft{background:var(--warn-bg);color:var(--warn)}
+.toc ol{columns:2 18rem;margin:8px 0 18px;padding-left:1.4em;font-size:.92rem}.toc li{break-inside:avoid}
 .badge.frozen{background:var(--accent-soft);color:var(--accent)}.frozenbox{border-color:var(--accent);background:var(--accent-soft)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:16px 18px;margin:14px 0}
 .hero{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1.3fr);gap:18px;align-items:center}

@@ -29,7 +29,7 @@ function anchor(title: string): string {
  * a reader citing a listing count needs to know the count may be older than the page.
  */
 const AS_OF = `<section id="as-of">
-<h2>What "as of" means</h2>
+<h2 id="as-of">What "as of" means</h2>
 <p>${esc(
   'A headline that ends "as of <time>" reads a listing (a benchmark whose value is each provider\'s latest listing, such as a count of networks): the time is the leader\'s own sample, when its latest successful listing was read. A failed listing leaves the previous count in place, so that time can be older than the page; it is never the time of the page or of the request.',
 )}</p>
@@ -71,7 +71,7 @@ ${builds.map((b) => `<tr><td>${code(b.version)}</td><td>${code(b.revision)}</td>
     )
     .join('\n');
   return `<section id="harness">
-<h2>Harness and provenance</h2>
+<h2 id="harness">Harness and provenance</h2>
 <p>${esc(
     "Every cycle the harness stores, beside its cycle marker, harness_build_info{benchmark, version, revision, region} = 1: its package.json version, its git revision (CITEBENCH_REVISION, else the checkout's HEAD) and its HARNESS_REGION. Each view names the build that computed it and the builds that measured its window in site.provenance of /api/citable (the last 24 hours) and /api/citable/{date} (that UTC day, frozen with it); a closed day's dataset manifest, /api/dataset/{date}.json, and its Parquet metadata carry the same object. A spec's hash is the sha256 of the canonical JSON of the parsed spec with defaults applied, so comments, key order and quoting do not change it; an edit changes it from the next frozen day on, never a day already frozen. citebench spec-hash <file> prints it.",
   )}</p>
@@ -131,6 +131,17 @@ function uncertaintyRules(specs: readonly BenchmarkSpec[]): [string, string][] {
       `Failing cannot buy a rank. For two providers, their failure shares are compared on the probes both were sent on the same cell and cycle; the paired value of a (region, cycle) is the difference of their failure shares there, and the same exact sign test applies. A provider whose failure share exceeds the other's by more than the benchmark's reliabilityMargin (${DEFAULT_RELIABILITY_MARGIN} percentage point unless its spec says otherwise), with p < ${SIGNIFICANCE} and most paired values against it, is less reliable than it. Ranked rows are ordered by how many providers are more reliable than them (fewest first), then by the ranked statistic, so a provider never ranks above, leads or wins a compare against one more reliable than it; a row names those providers in lessReliableThan, and a compare row shows the test in reliability. The order does not depend on the order providers are listed in, and it cannot cycle: it is a count, then a number. Rows equal on both are ordered by their net wins in paired cycles against each other, then by success rate, sample size and slug. This holds for every window benchmark, whatever its family. A failed probe also counts against the value it would have measured: a time stands at the probe's timeout, and a value with no timeout to stand at (a lag) at the larger of the benchmark's failedValue and the worst value answered on the same cell in the same cycle, so failing never scores better than answering.`,
     ],
   ];
+}
+
+/** The page's table of contents: the shared rules, then the sections, then every benchmark. */
+function contents(rules: readonly (readonly [string, string])[], specs: readonly BenchmarkSpec[]): string {
+  const item = (id: string, text: string) => `<li><a href="#${esc(id)}">${esc(text)}</a></li>`;
+  return `<nav class="toc" aria-label="Contents" data-testid="toc"><ol>
+${rules.map(([t]) => item(anchor(t), t)).join('\n')}
+${item('as-of', 'What "as of" means')}
+${item('harness', 'Harness and provenance')}
+${specs.map((s) => item(s.slug, s.title)).join('\n')}
+</ol></nav>`;
 }
 
 /**
@@ -196,7 +207,7 @@ export function methodologyPage(
     ],
     [
       'Citations',
-      'A live citation says "Retrieved <today>" and is never cached past 00:00 UTC; /api/cite/{slug}/{format}?date=YYYY-MM-DD gives the citation frozen with that day. Data is CC-BY-4.0.',
+      'A live citation says "Retrieved <today>" and is never cached past 00:00 UTC; /api/cite/{slug}/{format}?date=YYYY-MM-DD gives the citation of that frozen day, which names the day it is a snapshot of and no retrieval date (its content cannot change). Data is CC-BY-4.0.',
     ],
   ];
   const benches = specs
@@ -217,6 +228,7 @@ ${s.methodology.map((m) => `<li>${esc(m)}</li>`).join('\n')}
       section: 'methodology',
     },
     `<h1>Methodology</h1>
+${contents(rules, specs)}
 <dl>
 ${rules.map(([t, d]) => `<dt id="${esc(anchor(t))}"><strong>${esc(t)}</strong></dt><dd>${esc(d)}</dd>`).join('\n')}
 </dl>

@@ -9,7 +9,7 @@ import { FAMILIES, STORED_METRIC_NAMES } from '../../src/core/family.ts';
 import type { BenchmarkSpec } from '../../src/core/spec-schema.ts';
 import { buildDataset } from '../../src/demo/dataset.ts';
 import '../../src/harness/families/index.ts';
-import { renderMcpPage } from '../../src/mcp/page.ts';
+import { renderMcpPage, type ToolListing } from '../../src/mcp/page.ts';
 import { createStoreQueryEngine } from '../../src/mcp/promql/store-engine.ts';
 import { createMcpCore, type McpCore } from '../../src/mcp/server.ts';
 import type { ToolResult } from '../../src/mcp/tool-def.ts';
@@ -155,17 +155,25 @@ describe('dimension arguments come from the specs', () => {
     expect(ok.isError).toBeFalsy();
   });
 
-  it('the /mcp page lists the same arguments', () => {
+  it('the /mcp page lists every tool the server exposes, with the arguments its tools/list gives', () => {
+    const server = core(false);
     const html = renderMcpPage({
       siteName: 'Citebench',
       baseUrl: 'https://x.test',
       mcpUrl: 'https://x.test/api/mcp/mcp',
       specs,
       rateLimitPerMin: 60,
+      tools: server.tools.map((t) => t.listing as unknown as ToolListing),
     });
+    expect(server.tools.length).toBeGreaterThanOrEqual(6);
+    for (const t of server.tools) {
+      const card = new RegExp(`data-testid="tool-${t.name}">(.*?)</div>`, 's').exec(html)?.[1] ?? '';
+      const props = Object.keys((t.listing.inputSchema as { properties: object }).properties);
+      for (const p of props) expect(card, `${t.name} ${p}`).toContain(`<code>${p}</code>`);
+    }
     expect(html).toContain(
-      'Arguments: <code>slug</code>; optional <code>chain</code>, <code>region</code>, <code>kind</code>.',
+      'Arguments: <code>slug</code>, <code>date</code> (optional), <code>chain</code> (optional), <code>region</code> (optional), <code>kind</code> (optional), <code>detail</code> (optional).',
     );
-    expect(html).not.toContain('venue');
+    expect(html).not.toContain('<code>venue</code>');
   });
 });

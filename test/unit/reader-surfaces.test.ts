@@ -93,6 +93,15 @@ describe('a simulated service says so wherever a value is shown alone', () => {
     expect((await sim.get('/api/badge/nope/mobula')).status).toBe(404);
   });
 
+  it('/methodology has a table of contents whose every entry names a section of the page', async () => {
+    const html = await (await sim.get('/methodology')).text();
+    const toc = /<nav class="toc"[^>]*>(.*?)<\/nav>/s.exec(html)?.[1] ?? '';
+    const targets = [...toc.matchAll(/href="#([^"]+)"/g)].map((m) => m[1] ?? '');
+    expect(targets.length).toBeGreaterThan(8);
+    for (const id of targets) expect(html, id).toContain(`id="${id}"`);
+    expect(targets).toContain(NET);
+  });
+
   it('robots.txt names the sitemap, and the sitemap lists every page, each answering 200', async () => {
     const robots = await (await sim.get('/robots.txt')).text();
     expect(robots).toContain('Sitemap: http://bench.test/sitemap.xml');

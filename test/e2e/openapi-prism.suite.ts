@@ -139,6 +139,8 @@ function probes(f: Facts): Probe[] {
       get(`/api/sparkline/${slug}`),
       get(`/api/sparkline/${slug}?w=300&h=80&theme=dark`),
       get(`/api/sparkline/${slug}?date=${CLOSED}`),
+      ...facts.providers.slice(0, 1).map((p) => get(`/api/badge/${slug}/${p}`)),
+      get(`/api/badge/${slug}/not-listed`, false),
     );
     for (const [name, value] of facts.dims) {
       add(

@@ -39,11 +39,13 @@ fi
 step typecheck npx tsc -p .
 step lint npx biome check .
 
-# Vitest in two phases, each layer one run of its project (vitest.config.ts) with its own JSON
+# Vitest in two phases, each layer a run of its project (vitest.config.ts) with its own JSON
 # report, counted here. The machine is CPU-bound, so each phase keeps both cores busy and no more:
 # 1. the timing layer (its files one at a time) beside the unit layer on one worker: a timing file
-#    sees one core busy, as its calibration (taken at its start, beside the unit run) does;
-# 2. the e2e layer two files at a time, beside the MCP conformance run (a client waiting on a server).
+#    sees one core busy, as its calibration (taken at its start, beside the unit run) does; once
+#    the timing layer ends, the e2e layer's longest file runs on the core it frees;
+# 2. the rest of the e2e layer two files at a time, beside the MCP conformance run (a client
+#    waiting on a server).
 count_report() {
   local name=$1 report=$2 rc=$3
   if [ -f "$report" ]; then
@@ -63,13 +65,22 @@ vitest_project() {
   npx vitest run --project "$name" --reporter=default --reporter=json --outputFile.json=".tools/vitest-$name.json" "$@"
 }
 
+# The unit layer on one worker outlasts the timing layer by about a minute; the e2e layer's longest
+# file (a whole demo, one test of about two minutes) takes the core the timing layer frees, and the
+# rest of the e2e layer starts once the unit layer ends.
+LONG_E2E=test/e2e/demo-e2e.test.ts
 echo "── vitest: timing (output below when it ends) beside unit"
-vitest_project timing > .tools/vitest-timing.log 2>&1 &
-timing_pid=$!
-CITEBENCH_UNIT_WORKERS=1 vitest_project unit
-unit_rc=$?
-wait "$timing_pid"
+CITEBENCH_UNIT_WORKERS=1 vitest_project unit > .tools/vitest-unit.log 2>&1 &
+unit_pid=$!
+vitest_project timing > .tools/vitest-timing.log 2>&1
 timing_rc=$?
+rm -f .tools/vitest-e2e-long.json
+npx vitest run --project e2e --reporter=default --reporter=json --outputFile.json=.tools/vitest-e2e-long.json "$LONG_E2E" \
+  > .tools/vitest-e2e-long.log 2>&1 &
+long_pid=$!
+wait "$unit_pid"
+unit_rc=$?
+cat .tools/vitest-unit.log
 echo "── vitest: timing"
 cat .tools/vitest-timing.log
 count_report unit .tools/vitest-unit.json "$unit_rc"
@@ -80,9 +91,14 @@ if [ -x scripts/mcp-conformance.sh ]; then
   scripts/mcp-conformance.sh > .tools/mcp-conformance.log 2>&1 &
   conformance_pid=$!
 fi
-echo "── vitest: e2e"
-vitest_project e2e
+echo "── vitest: e2e (the rest of it; $LONG_E2E below when it ends)"
+vitest_project e2e --exclude "$LONG_E2E"
 count_report e2e .tools/vitest-e2e.json $?
+wait "$long_pid"
+long_rc=$?
+echo "── vitest: $LONG_E2E"
+cat .tools/vitest-e2e-long.log
+count_report e2e-long .tools/vitest-e2e-long.json "$long_rc"
 if [ -n "$conformance_pid" ]; then
   echo "── mcp-conformance"
   wait "$conformance_pid"

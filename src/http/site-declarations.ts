@@ -82,6 +82,8 @@ export const providerPageRoute = createRoute({
 });
 export const methodologyPageRoute = page('/methodology', 'How every benchmark is measured');
 export const dayArchivePageRoute = page('/days', 'Every frozen day, with its permalinks');
+export const benchmarksIndexPageRoute = page('/benchmarks', 'Every benchmark, a line each');
+export const providersIndexPageRoute = page('/providers', 'Every provider, a line each');
 export const benchmarkDaysPageRoute = createRoute({
   method: 'get',
   path: '/benchmarks/{slug}/days',

@@ -6,11 +6,15 @@ import { CACHE, sendBytes } from '../http/respond.ts';
 import { describeViolation, openRoute, type Violation } from '../http/route-kit.ts';
 import {
   benchmarkDaysPageRoute,
+  benchmarksIndexPageRoute,
   dayArchivePageRoute,
+  providersIndexPageRoute,
   robotsRoute,
   sitemapRoute,
 } from '../http/site-declarations.ts';
 import type { Publication } from '../publication/publication.ts';
+import { UnavailableError } from '../publication/types.ts';
+import { benchmarksIndexPage, providersIndexPage } from './catalogue-pages.ts';
 import { htmlErrorPage } from './error-page.ts';
 import { dayArchivePage } from './frozen-parts.ts';
 
@@ -62,6 +66,40 @@ export function registerArchiveRoutes(app: Hono, pub: Publication): void {
     const bytes = encoder.encode(body);
     return { body: bytes, etag: etagOf(bytes), contentType, cacheControl: CACHE.doc };
   };
+  const site = () => ({ siteName: pub.site.name, baseUrl: pub.site.baseUrl, simulated: pub.isSimulated });
+  const html = (text: string) => {
+    const body = encoder.encode(text);
+    return { body, etag: etagOf(body), contentType: HTML, cacheControl: CACHE.live };
+  };
+  openRoute(
+    app,
+    benchmarksIndexPageRoute,
+    async (c) => {
+      try {
+        const stats = await Promise.all(
+          pub.specs.map(async (s) => (pub.peekStat(s.slug, null) ?? (await pub.stat(s.slug, null))).value),
+        );
+        return sendBytes(c, html(benchmarksIndexPage(stats, site())));
+      } catch (e) {
+        if (!(e instanceof UnavailableError)) throw e;
+        const res = htmlErrorPage(
+          503,
+          'Temporarily unavailable',
+          'Benchmarks are temporarily unavailable; retry shortly.',
+          pub.site,
+          c.req.url,
+        );
+        return res;
+      }
+    },
+    shared,
+  );
+  openRoute(
+    app,
+    providersIndexPageRoute,
+    (c) => sendBytes(c, html(providersIndexPage(pub.providers().value, site()))),
+    shared,
+  );
   openRoute(
     app,
     robotsRoute,
@@ -89,6 +127,8 @@ function sitemap(pub: Publication): string {
     '/methodology',
     '/mcp',
     '/days',
+    '/benchmarks',
+    '/providers',
     ...pub.specs.flatMap((s) => [`/benchmarks/${s.slug}`, `/benchmarks/${s.slug}/days`]),
     ...[...PROVIDERS.keys()].filter((p) => measured.has(p)).map((p) => `/providers/${p}`),
   ];

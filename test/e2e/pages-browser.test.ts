@@ -53,6 +53,8 @@ const PAGES: ReadonlyArray<[name: string, path: string, status: number]> = [
   ['benchmark-dated', '/benchmarks/token-trade-coverage?date=2026-11-19', 200],
   ['rpc-region-filtered', '/benchmarks/rpc-latency?region=eu-west&kind=logs', 200],
   ['day-archive', '/days', 200],
+  ['benchmarks-index', '/benchmarks', 200],
+  ['providers-index', '/providers', 200],
   ['benchmark-days', '/benchmarks/rpc-latency/days', 200],
   ['not-found', '/no-such-page', 404],
 ];

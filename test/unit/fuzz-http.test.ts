@@ -144,7 +144,7 @@ describe('HTTP fuzzing: every route, parameter, method, header', () => {
         const page =
           ct.startsWith('text/html') &&
           // The path as sent: the client resolves dot segments (/assets/%2e%2e is the home page).
-          (/^\/(benchmarks\/|compare\/|providers\/|mcp$|methodology$|days$|$)/.test(
+          (/^\/(benchmarks\/|compare\/|providers\/|mcp$|methodology$|days$|benchmarks$|providers$|$)/.test(
             new URL(res.url).pathname,
           ) ||
             (!/^\/api(\/|$)/.test(new URL(res.url).pathname) && /text\/html/.test(String(accept))));

@@ -104,6 +104,8 @@ const URLS: Readonly<Record<string, readonly string[]>> = {
   ],
   '/benchmarks/{}/days': [`/benchmarks/${NET}/days`, '/benchmarks/nope/days'],
   '/days': ['/days'],
+  '/benchmarks': ['/benchmarks'],
+  '/providers': ['/providers'],
   '/robots.txt': ['/robots.txt'],
   '/sitemap.xml': ['/sitemap.xml'],
   '/api/badge/{}/{}': [`/api/badge/${NET}/mobula`, '/api/badge/nope/mobula', `/api/badge/${NET}/nope`],

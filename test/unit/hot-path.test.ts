@@ -116,6 +116,8 @@ const ROUTED = [
   '/benchmarks/:slug/days',
   '/robots.txt',
   '/sitemap.xml',
+  '/benchmarks',
+  '/providers',
 ];
 
 const ALL_URLS = Object.values(HOT_URLS).flat();

@@ -102,6 +102,17 @@ describe('a simulated service says so wherever a value is shown alone', () => {
     expect(targets).toContain(NET);
   });
 
+  it('/benchmarks and /providers index every benchmark and every measured provider, with their links', async () => {
+    const index = await (await sim.get('/benchmarks')).text();
+    const citable = await json<{ benchmarks: { slug: string }[] }>(sim, '/api/citable');
+    for (const b of citable.benchmarks) expect(index, b.slug).toContain(`href="/benchmarks/${b.slug}"`);
+    const providers = await (await sim.get('/providers')).text();
+    const listing = await json<{ providers: { slug: string; benchmarks: number }[] }>(sim, '/api/providers');
+    const measured = listing.providers.filter((p) => p.benchmarks > 0);
+    expect(measured.length).toBeGreaterThan(3);
+    for (const p of measured) expect(providers, p.slug).toContain(`href="/providers/${p.slug}"`);
+  });
+
   it('robots.txt names the sitemap, and the sitemap lists every page, each answering 200', async () => {
     const robots = await (await sim.get('/robots.txt')).text();
     expect(robots).toContain('Sitemap: http://bench.test/sitemap.xml');

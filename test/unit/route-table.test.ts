@@ -18,6 +18,8 @@ const OUTSIDE_DOCUMENT = [
   '/benchmarks/{slug}',
   '/benchmarks/{slug}/days',
   '/days',
+  '/benchmarks',
+  '/providers',
   '/compare/{pair}',
   '/providers/{slug}',
   '/methodology',

@@ -42,6 +42,8 @@ const PAGES = new Set([
   '/benchmarks/{slug}',
   '/benchmarks/{slug}/days',
   '/days',
+  '/benchmarks',
+  '/providers',
   '/compare/{pair}',
   '/providers/{slug}',
   '/methodology',
